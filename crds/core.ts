@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { ObjectMetaSchema } from './meta.js';
+import type { ResourceType } from './resource.js';
+
+/** core/v1 Secret: credentials never live in Agentry resources, only here (values base64 encoded). */
+export const SecretSchema = z.object({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('Secret'),
+  metadata: ObjectMetaSchema,
+  type: z.string().optional(),
+  data: z.record(z.string(), z.string()).optional(),
+});
+export type Secret = z.infer<typeof SecretSchema>;
+
+export const SecretType: ResourceType<Secret> = {
+  group: '',
+  version: 'v1',
+  kind: 'Secret',
+  plural: 'secrets',
+  namespaced: true,
+  hasStatusSubresource: false,
+  schema: SecretSchema,
+};
+
+export const NamespaceSchema = z.object({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('Namespace'),
+  metadata: ObjectMetaSchema,
+  status: z.object({ phase: z.string().optional() }).optional(),
+});
+export type Namespace = z.infer<typeof NamespaceSchema>;
+
+export const NamespaceType: ResourceType<Namespace> = {
+  group: '',
+  version: 'v1',
+  kind: 'Namespace',
+  plural: 'namespaces',
+  namespaced: false,
+  hasStatusSubresource: true,
+  schema: NamespaceSchema,
+};
+
+/** Reads a Secret value as text. */
+export function secretValue(secret: Secret, key: string): string | undefined {
+  const encoded = secret.data?.[key];
+  return encoded === undefined ? undefined : Buffer.from(encoded, 'base64').toString('utf8');
+}
+
+/** Encodes text values into a Secret's data map. */
+export function secretData(values: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')]));
+}

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+
+/** The API group and version every Agentry resource is served under. */
+export const GROUP = 'agentry.dev';
+export const VERSION = 'v1alpha1';
+export const CATEGORY = 'agentry';
+
+/** RFC 1123 label: what Kubernetes accepts as a namespace or a resource name of ours. */
+export const dnsLabel = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a lowercase RFC 1123 label');
+
+export const OwnerReferenceSchema = z.object({
+  apiVersion: z.string(),
+  kind: z.string(),
+  name: z.string(),
+  uid: z.string(),
+  controller: z.boolean().optional(),
+  blockOwnerDeletion: z.boolean().optional(),
+});
+export type OwnerReference = z.infer<typeof OwnerReferenceSchema>;
+
+/** The part of Kubernetes' ObjectMeta that Agentry reads and writes; other fields are dropped on read. */
+export const ObjectMetaSchema = z.object({
+  name: z.string().min(1).max(253),
+  namespace: z.string().optional(),
+  uid: z.string().optional(),
+  resourceVersion: z.string().optional(),
+  generation: z.number().int().optional(),
+  creationTimestamp: z.string().optional(),
+  deletionTimestamp: z.string().optional(),
+  labels: z.record(z.string(), z.string()).optional(),
+  annotations: z.record(z.string(), z.string()).optional(),
+  ownerReferences: z.array(OwnerReferenceSchema).optional(),
+  finalizers: z.array(z.string()).optional(),
+});
+export type ObjectMeta = z.infer<typeof ObjectMetaSchema>;
+
+/** metav1.Condition: observation with the generation it was made for. */
+export const ConditionSchema = z.object({
+  type: z.string().min(1).max(316),
+  status: z.enum(['True', 'False', 'Unknown']),
+  observedGeneration: z.number().int().min(0).optional(),
+  lastTransitionTime: z.string(),
+  reason: z
+    .string()
+    .min(1)
+    .max(1024)
+    .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/),
+  message: z.string().max(32768),
+});
+export type Condition = z.infer<typeof ConditionSchema>;
+
+/** Operating intent of a workload: an enum, never a boolean or replica count (agent-sandbox). */
+export const OperatingModeSchema = z.enum(['Running', 'Hibernated']);
+export type OperatingMode = z.infer<typeof OperatingModeSchema>;
+
+/** Where a workspace or lake runs (DESIGN.md §3). */
+export const RuntimeSchema = z.enum(['kubevirt', 'pod', 'process']);
+export type Runtime = z.infer<typeof RuntimeSchema>;
+
+/** Kubernetes quantity, e.g. "2", "500m", "4Gi". */
+export const QuantitySchema = z
+  .string()
+  .regex(/^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/, 'must be a Kubernetes quantity such as 2, 500m or 4Gi');
+
+/** Go duration as Kubernetes writes it, e.g. "15m", "1h30m", "0s" (0s disables the timer). */
+export const DurationSchema = z.string().regex(/^([0-9]+(ns|us|ms|s|m|h))+$/, 'must be a duration such as 15m or 1h');
+
+export const WorkloadResourcesSchema = z.object({
+  cpu: QuantitySchema.optional(),
+  memory: QuantitySchema.optional(),
+  disk: QuantitySchema.optional(),
+  image: z.string().min(1).max(512).optional(),
+});
+export type WorkloadResources = z.infer<typeof WorkloadResourcesSchema>;
+
+export const isoTimestamp = z.iso.datetime({ offset: true });
+
+/** Conditions as a list-map keyed by type, so server-side apply merges them per type. */
+export const ConditionsSchema = z
+  .array(ConditionSchema)
+  .max(16)
+  .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] });

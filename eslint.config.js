@@ -1,0 +1,50 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
+
+// The dependency direction of DESIGN.md §1, enforced: programs → platform → crds.
+const forbid = (...groups) => ({
+  'no-restricted-imports': [
+    'error',
+    { patterns: groups.map((g) => ({ group: [`**/${g}/**`, `**/${g}`], message: `This folder must not import ${g}/ (DESIGN.md §1).` })) },
+  ],
+});
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'charts/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-non-null-assertion': 'error',
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+      complexity: ['error', 12],
+      'max-depth': ['error', 3],
+      'max-lines': ['warn', { max: 400, skipBlankLines: true, skipComments: true }],
+      'no-console': 'error',
+    },
+  },
+  { files: ['crds/**'], rules: forbid('platform', 'api', 'operator', 'runner', 'lake', 'cli') },
+  { files: ['platform/**'], rules: forbid('api', 'operator', 'runner', 'lake', 'cli') },
+  { files: ['api/**'], rules: forbid('operator', 'runner', 'lake', 'cli') },
+  { files: ['operator/**'], rules: forbid('api', 'runner', 'lake', 'cli') },
+  { files: ['runner/**', 'lake/**'], rules: forbid('api', 'operator', 'cli') },
+  { files: ['cli/**', 'scripts/**'], rules: { 'no-console': 'off' } },
+  {
+    files: ['test/**', 'bench/**'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/unbound-method': 'off',
+      'max-lines': 'off',
+    },
+  },
+  { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  prettier,
+);

@@ -1,0 +1,32 @@
+// Jest runs TypeScript as native ESM (node --experimental-vm-modules): @kubernetes/client-node 1.x
+// is ESM-only, so a CommonJS transform of our code could not import it.
+const swc = [
+  '@swc/jest',
+  {
+    jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+    module: { type: 'es6' },
+    sourceMaps: 'inline',
+  },
+];
+
+/** @param {string} name @param {Record<string, unknown>} extra */
+function project(name, extra = {}) {
+  return {
+    displayName: name,
+    testEnvironment: 'node',
+    roots: [`<rootDir>/test/${name}`],
+    testMatch: ['**/*.test.ts'],
+    extensionsToTreatAsEsm: ['.ts'],
+    transform: { '^.+\\.ts$': swc },
+    // Sources import siblings as "./x.js" (NodeNext); map that to the .ts file under test.
+    moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+    ...extra,
+  };
+}
+
+export default {
+  projects: [
+    project('unit'),
+    project('integration', { testTimeout: 60_000 }),
+  ],
+};
