@@ -1,18 +1,40 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { ZodError } from 'zod';
+import { ConfigError, loadConfig } from '../platform/config.js';
 import { runCrdsCommand } from './crds.js';
+import { runKeysCommand } from './keys.js';
+import { serve } from './serve.js';
 
 const USAGE = `usage: agentry <command>
 
 commands:
   serve                     API server, operator and embedded store in one process (the default)
-  keys create|list|revoke   manage API keys (embedded data directory, or the cluster with --kubeconfig)
+  keys create|list|revoke   manage API keys (embedded data directory, or a cluster with --kubeconfig)
   crds [--write|--check]    print the CustomResourceDefinitions generated from the schemas
+
+Configuration comes from environment variables; see README.md.
 `;
+
+async function runServe(): Promise<number> {
+  const running = await serve(loadConfig(), (line) => {
+    process.stdout.write(`${line}\n`);
+  });
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await running.stop();
+  return 0;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
+    case 'serve':
+      return runServe();
+    case 'keys':
+      return runKeysCommand(rest, loadConfig());
     case 'crds': {
       const { values } = parseArgs({ args: rest, options: { write: { type: 'boolean' }, check: { type: 'boolean' } } });
       return runCrdsCommand({ write: values.write === true, check: values.check === true });
@@ -28,12 +50,18 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+function describeFailure(err: unknown): string {
+  if (err instanceof ConfigError) return err.message;
+  if (err instanceof ZodError) return err.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('\n');
+  return err instanceof Error ? err.message : String(err);
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
   (err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
+    process.stderr.write(`agentry: ${describeFailure(err)}\n`);
     process.exitCode = 1;
   },
 );

@@ -1,0 +1,165 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { SecretType, secretData, secretValue } from '../../crds/index.js';
+import type { Secret } from '../../crds/index.js';
+import type { ResourceStore } from '../../platform/store/types.js';
+import { ScopeSchema } from './scopes.js';
+import type { Scope } from './scopes.js';
+
+/**
+ * API keys are Secrets in the control-plane namespace holding only a SHA-256 of the key. The
+ * Secret's name carries a prefix of that hash, so a request finds its key with one lookup, and
+ * the key itself can be any high-entropy string (AGENTRY_API_KEY lets scripts choose one).
+ */
+export const API_KEY_LABELS = {
+  component: 'agentry.dev/component',
+  organization: 'agentry.dev/organization',
+  user: 'agentry.dev/user',
+} as const;
+export const API_KEY_COMPONENT = 'api-key';
+const SECRET_TYPE = 'agentry.dev/api-key';
+const KEY_PREFIX = 'agk_';
+
+export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+
+/** The public id of a key: a hash prefix, safe to print and log. */
+export const apiKeyId = (key: string): string => hashApiKey(key).slice(0, 16);
+
+export const apiKeySecretName = (id: string): string => `agentry-key-${id}`;
+
+export const generateApiKey = (): string => KEY_PREFIX + randomBytes(32).toString('base64url');
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  organization: string;
+  user: string;
+  scopes: Scope[];
+  createdAt: string | undefined;
+  expiresAt: string | undefined;
+}
+
+const StoredKeySchema = z.object({
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  name: z.string(),
+  organization: z.string().min(1),
+  user: z.string().min(1),
+  scopes: z.string().transform((value, ctx) => {
+    const parsed = z.array(ScopeSchema).safeParse(value.split(',').filter((scope) => scope !== ''));
+    if (!parsed.success) ctx.addIssue({ code: 'custom', message: `unknown scope in "${value}"` });
+    return parsed.data ?? [];
+  }),
+  expiresAt: z.iso.datetime().optional(),
+});
+
+function readStoredKey(secret: Secret): (z.infer<typeof StoredKeySchema> & { id: string }) | undefined {
+  const fields = ['hash', 'name', 'organization', 'user', 'scopes', 'expiresAt'] as const;
+  const raw = Object.fromEntries(fields.map((field) => [field, secretValue(secret, field)]));
+  const parsed = StoredKeySchema.safeParse(raw);
+  if (!parsed.success) return undefined;
+  return { ...parsed.data, id: secret.metadata.name.replace(/^agentry-key-/, '') };
+}
+
+export function apiKeyRecord(secret: Secret): ApiKeyRecord | undefined {
+  const stored = readStoredKey(secret);
+  if (stored === undefined) return undefined;
+  return {
+    id: stored.id,
+    name: stored.name,
+    organization: stored.organization,
+    user: stored.user,
+    scopes: stored.scopes,
+    createdAt: secret.metadata.creationTimestamp,
+    expiresAt: stored.expiresAt,
+  };
+}
+
+export interface IssueApiKeyInput {
+  organization: string;
+  user: string;
+  scopes: Scope[];
+  name?: string;
+  expiresAt?: string;
+  /** Use this key instead of generating one. */
+  key?: string;
+}
+
+/** Stores a new key (only its hash) and returns the key: the one time it is ever shown. */
+export async function issueApiKey(
+  store: ResourceStore,
+  namespace: string,
+  input: IssueApiKeyInput,
+): Promise<{ key: string; record: ApiKeyRecord }> {
+  const key = input.key ?? generateApiKey();
+  const id = apiKeyId(key);
+  const values: Record<string, string> = {
+    hash: hashApiKey(key),
+    name: input.name ?? '',
+    organization: input.organization,
+    user: input.user,
+    scopes: input.scopes.join(','),
+    ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
+  };
+  const secret = await store.create(SecretType, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: SECRET_TYPE,
+    metadata: {
+      name: apiKeySecretName(id),
+      namespace,
+      labels: {
+        [API_KEY_LABELS.component]: API_KEY_COMPONENT,
+        [API_KEY_LABELS.organization]: input.organization,
+        [API_KEY_LABELS.user]: labelSafe(input.user),
+      },
+    },
+    data: secretData(values),
+  });
+  const record = apiKeyRecord(secret);
+  if (record === undefined) throw new Error(`key ${id} was stored unreadable`);
+  return { key, record };
+}
+
+/** Label values are at most 63 characters of [A-Za-z0-9-_.]; the data field keeps the real user. */
+const labelSafe = (value: string): string =>
+  value
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .slice(0, 63)
+    .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '') || 'unknown';
+
+export async function listApiKeys(
+  store: ResourceStore,
+  namespace: string,
+  filter: { organization?: string } = {},
+): Promise<ApiKeyRecord[]> {
+  const selector = [`${API_KEY_LABELS.component}=${API_KEY_COMPONENT}`];
+  if (filter.organization !== undefined) selector.push(`${API_KEY_LABELS.organization}=${filter.organization}`);
+  const { items } = await store.list(SecretType, { namespace, labelSelector: selector.join(',') });
+  return items.flatMap((secret) => apiKeyRecord(secret) ?? []);
+}
+
+/** Deletes a key; true when it existed. */
+export async function revokeApiKey(store: ResourceStore, namespace: string, id: string): Promise<boolean> {
+  if (!/^[0-9a-f]{16}$/.test(id)) return false;
+  const existing = await store.get(SecretType, namespace, apiKeySecretName(id));
+  if (existing === undefined) return false;
+  await store.delete(SecretType, namespace, apiKeySecretName(id));
+  return true;
+}
+
+export type KeyCheck = { ok: true; key: ApiKeyRecord } | { ok: false; reason: 'unknown' | 'expired' };
+
+/** Checks a presented key against its stored Secret: constant-time hash compare, then expiry. */
+export function checkApiKey(presented: string, secret: Secret | undefined, now: Date): KeyCheck {
+  const stored = secret === undefined ? undefined : readStoredKey(secret);
+  const expected = Buffer.from(stored?.hash ?? '0'.repeat(64), 'hex');
+  const actual = Buffer.from(hashApiKey(presented), 'hex');
+  const matches = timingSafeEqual(expected, actual) && stored !== undefined;
+  if (!matches || secret === undefined) return { ok: false, reason: 'unknown' };
+  const record = apiKeyRecord(secret);
+  if (record === undefined) return { ok: false, reason: 'unknown' };
+  if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now.getTime()) {
+    return { ok: false, reason: 'expired' };
+  }
+  return { ok: true, key: record };
+}

@@ -1,0 +1,110 @@
+import type { z } from 'zod';
+
+/** Every error code the API answers with (SPEC.md part 7, CONTRACT.md §1). A closed union. */
+export type ApiErrorCode =
+  | 'missing_api_key'
+  | 'invalid_api_key'
+  | 'insufficient_scopes'
+  | 'subscription_required'
+  | 'validation_error'
+  | 'not_found'
+  | 'limit_exceeded'
+  | 'agent_disabled'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'sql_error'
+  | 'timeout'
+  | 'service_unavailable'
+  | 'internal_error';
+
+/** The HTTP status of each code; the compiler checks that the switch covers them all. */
+export function statusOf(code: ApiErrorCode): number {
+  switch (code) {
+    case 'validation_error':
+    case 'limit_exceeded':
+    case 'sql_error':
+      return 400;
+    case 'missing_api_key':
+    case 'invalid_api_key':
+      return 401;
+    case 'insufficient_scopes':
+    case 'subscription_required':
+    case 'agent_disabled':
+      return 403;
+    case 'not_found':
+      return 404;
+    case 'conflict':
+      return 409;
+    case 'payload_too_large':
+      return 413;
+    case 'unsupported_media_type':
+      return 415;
+    case 'internal_error':
+      return 500;
+    case 'service_unavailable':
+      return 503;
+    case 'timeout':
+      return 504;
+  }
+}
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** The one error class of the API: a code from the closed union, a message safe to show. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+    readonly details?: readonly ErrorDetail[],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  get status(): number {
+    return statusOf(this.code);
+  }
+
+  static notFound(what: string): ApiError {
+    return new ApiError('not_found', `${what} not found`);
+  }
+
+  static validation(issues: readonly z.core.$ZodIssue[], prefix?: string): ApiError {
+    const details = issues.map((issue) => ({
+      path: [prefix, ...issue.path.map(String)].filter((part) => part !== undefined && part !== '').join('.'),
+      message: issue.message,
+    }));
+    const first = details[0];
+    const summary = first === undefined ? 'invalid request' : `${first.path || 'body'}: ${first.message}`;
+    return new ApiError('validation_error', `Request validation failed: ${summary}`, details);
+  }
+}
+
+/** The two error body shapes of CONTRACT.md §1: the task API's and the context lake's. */
+export type ErrorShape = 'task' | 'lake';
+
+export function errorBody(error: ApiError, shape: ErrorShape): Record<string, unknown> {
+  if (shape === 'lake') {
+    return {
+      error: error.message,
+      code: error.code,
+      ...(error.details === undefined ? {} : { errors: error.details }),
+    };
+  }
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details === undefined ? {} : { details: error.details }),
+    },
+  };
+}
+
+export const errorShapeOfPath = (path: string): ErrorShape =>
+  path === '/v1/context-lake' || path.startsWith('/v1/context-lake/') ? 'lake' : 'task';

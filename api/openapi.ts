@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import type { RouteDefinition } from './route.js';
+
+type JsonSchema = Record<string, unknown>;
+
+const ErrorSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  }),
+});
+
+const jsonSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+  return rest;
+};
+
+/** Turns a zod object schema of path or query parameters into OpenAPI parameter objects. */
+function parameters(schema: z.ZodType | undefined, where: 'path' | 'query'): JsonSchema[] {
+  if (schema === undefined) return [];
+  const object = jsonSchema(schema, 'input');
+  const properties = (object.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set(Array.isArray(object.required) ? object.required : []);
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || required.has(name),
+    schema: property,
+  }));
+}
+
+function operation(route: RouteDefinition): JsonSchema {
+  const responses: Record<string, JsonSchema> = {};
+  for (const [status, spec] of Object.entries(route.responses)) {
+    responses[status] =
+      spec.schema === undefined
+        ? { description: spec.description }
+        : { description: spec.description, content: { 'application/json': { schema: jsonSchema(spec.schema, 'output') } } };
+  }
+  responses.default = {
+    description: 'Error',
+    content: { 'application/json': { schema: jsonSchema(ErrorSchema, 'output') } },
+  };
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [route.tag],
+    'x-required-scope': route.scope,
+    parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
+    ...(route.body === undefined
+      ? {}
+      : { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }),
+    responses,
+  };
+}
+
+/** The OpenAPI 3.1 document of the public API, generated from the same zod schemas that validate. */
+export function openApiDocument(routes: readonly RouteDefinition[], info: { version: string; serverUrl: string }): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    paths[path] = { ...paths[path], [route.method]: operation(route) };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Agentry API', version: info.version },
+    servers: [{ url: info.serverUrl }],
+    components: {
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'API_KEY' } },
+    },
+    security: [{ apiKey: [] }],
+    paths,
+  };
+}

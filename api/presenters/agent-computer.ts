@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { AgentComputerConditions } from '../../crds/index.js';
+import type { AgentComputer, Condition } from '../../crds/index.js';
+
+export const AgentComputerStatusValueSchema = z.enum(['provisioning', 'ready', 'hibernated', 'error']);
+export type AgentComputerStatusValue = z.infer<typeof AgentComputerStatusValueSchema>;
+
+/** The agent computer record of CONTRACT.md §4. */
+export const AgentComputerRecordSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  status: AgentComputerStatusValueSchema,
+  sandboxId: z.string().nullable(),
+  icon: z.string().nullable(),
+  url: z.string(),
+  provisionError: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type AgentComputerRecord = z.infer<typeof AgentComputerRecordSchema>;
+
+const conditionOf = (ac: AgentComputer, type: string): Condition | undefined =>
+  ac.status?.conditions?.find((condition) => condition.type === type);
+
+/**
+ * The REST status, derived from intent and conditions (never stored): an error wins, then a
+ * hibernation that took effect, then readiness for the current generation.
+ */
+export function agentComputerStatus(ac: AgentComputer): AgentComputerStatusValue {
+  if (ac.status?.provisionError !== undefined) return 'error';
+  const hibernated = conditionOf(ac, AgentComputerConditions.Hibernated);
+  if (ac.spec.operatingMode === 'Hibernated' && hibernated?.status === 'True') return 'hibernated';
+  const ready = conditionOf(ac, AgentComputerConditions.Ready);
+  const current = ready?.observedGeneration === undefined || ready.observedGeneration === ac.metadata.generation;
+  if (ac.spec.operatingMode === 'Running' && ready?.status === 'True' && current) return 'ready';
+  return 'provisioning';
+}
+
+/** The newest time anything about the object was observed to change. */
+function updatedAt(ac: AgentComputer): string {
+  const times = [ac.metadata.creationTimestamp, ...(ac.status?.conditions ?? []).map((c) => c.lastTransitionTime)];
+  return times.filter((time): time is string => time !== undefined).sort().at(-1) ?? new Date(0).toISOString();
+}
+
+export function presentAgentComputer(ac: AgentComputer, publicUrl: string): AgentComputerRecord {
+  const createdAt = ac.metadata.creationTimestamp ?? new Date(0).toISOString();
+  return {
+    id: ac.metadata.name,
+    name: ac.spec.displayName,
+    status: agentComputerStatus(ac),
+    sandboxId: ac.status?.sandboxId ?? null,
+    icon: ac.spec.icon ?? null,
+    url: `${publicUrl}/v1/agent-computers/${ac.metadata.name}`,
+    provisionError: ac.status?.provisionError ?? null,
+    createdAt: isoMillis(createdAt),
+    updatedAt: isoMillis(updatedAt(ac)),
+  };
+}
+
+/** CONTRACT.md: timestamps are ISO 8601 UTC with milliseconds. Kubernetes writes seconds. */
+export const isoMillis = (time: string): string => new Date(time).toISOString();

@@ -1,0 +1,74 @@
+import type { Request, Response, Router } from 'express';
+import type { z } from 'zod';
+import type { Principal } from './auth/principal.js';
+import { principalOf, requireScope } from './auth/principal.js';
+import type { Scope } from './auth/scopes.js';
+import { ApiError } from './errors.js';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+}
+
+/** What a handler answers; a handler that streams writes to `res` itself and returns undefined. */
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  principal: Principal;
+  req: Request;
+  res: Response;
+}
+
+/** One endpoint: its contract (validation, scope, OpenAPI) and its handler, declared once. */
+export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
+  method: HttpMethod;
+  /** Express path, e.g. `/v1/agent-computers/:id`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  scope: Scope;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  responses: Record<number, ResponseSpec>;
+  handler: (input: RouteInput<P, Q, B>) => RouteResult | undefined | Promise<RouteResult | undefined>;
+}
+
+/** Keeps the handler's types tied to its schemas; the result is stored type-erased. */
+export const defineRoute = <P, Q, B>(route: RouteDefinition<P, Q, B>): RouteDefinition =>
+  route as unknown as RouteDefinition; // sound: handler only ever receives values parsed by these schemas
+
+function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, prefix: string | undefined): T {
+  if (schema === undefined) return undefined as T; // the route declared no such part; the handler ignores it
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw ApiError.validation(parsed.error.issues, prefix);
+  return parsed.data;
+}
+
+/** Mounts routes on a router: authorize, validate params, query and body, run, answer. */
+export function mountRoutes(router: Router, routes: readonly RouteDefinition[]): void {
+  for (const route of routes) {
+    router[route.method](route.path, async (req: Request, res: Response) => {
+      const principal = principalOf(req);
+      requireScope(principal, route.scope);
+      const params = parsePart(route.params, req.params, 'params');
+      const query = parsePart(route.query, req.query, 'query');
+      const body = parsePart(route.body, req.body ?? {}, undefined);
+      const result = await route.handler({ params, query, body, principal, req, res });
+      if (result === undefined) return;
+      if (result.headers !== undefined) res.set(result.headers);
+      if (result.body === undefined) res.status(result.status).end();
+      else res.status(result.status).json(result.body);
+    });
+  }
+}

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { AgentComputerSpecSchema, AgentComputerType, apiVersionOf } from '../../crds/index.js';
+import type { AgentComputer } from '../../crds/index.js';
+import type { ResourceStore } from '../../platform/store/types.js';
+import { ApiError } from '../errors.js';
+import { PaginationQuerySchema, listEnvelopeSchema, newestFirst, paginate } from '../pagination.js';
+import { AgentComputerRecordSchema, presentAgentComputer } from '../presenters/agent-computer.js';
+import type { ReadModel } from '../read-model.js';
+import { defineRoute } from '../route.js';
+import type { RouteDefinition } from '../route.js';
+
+const IdParamsSchema = z.object({ id: z.string() });
+
+/** CONTRACT.md §4: POST /agent-computers `{ name?, icon? }`. */
+export const CreateAgentComputerBodySchema = z.strictObject({
+  name: z.string().trim().min(1).max(200).optional(),
+  icon: z.string().max(50).optional(),
+});
+
+export interface AgentComputerRoutesDeps {
+  store: ResourceStore;
+  readModel: ReadModel;
+  publicUrl: string;
+}
+
+/** Ids are UUIDs; anything else cannot name an agent computer, so it is simply not found. */
+const isUuid = (id: string): boolean => z.uuid().safeParse(id).success;
+
+export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinition[] {
+  const findAgentComputer = (namespace: string, id: string): AgentComputer => {
+    const ac = isUuid(id) ? deps.readModel.agentComputers.get(namespace, id) : undefined;
+    if (ac === undefined || ac.metadata.deletionTimestamp !== undefined) throw ApiError.notFound('Agent computer');
+    return ac;
+  };
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/agent-computers',
+      operationId: 'createAgentComputer',
+      summary: 'Create an agent computer (a persistent workspace)',
+      tag: 'Agent computers',
+      scope: 'agent-computers:write',
+      body: CreateAgentComputerBodySchema,
+      responses: { 201: { description: 'Created; provisioning starts at once', schema: AgentComputerRecordSchema } },
+      handler: async ({ body, principal }) => {
+        const limit = principal.organization.spec.limits.agentComputers;
+        const live = deps.readModel.agentComputers.list(principal.namespace).filter((ac) => !ac.metadata.deletionTimestamp);
+        if (live.length >= limit) {
+          throw new ApiError('limit_exceeded', `The organization may have at most ${limit} agent computers`);
+        }
+        const created = await deps.store.create(AgentComputerType, {
+          apiVersion: apiVersionOf(AgentComputerType),
+          kind: AgentComputerType.kind,
+          metadata: { name: randomUUID(), namespace: principal.namespace, labels: { 'agentry.dev/owner': principal.keyId } },
+          spec: AgentComputerSpecSchema.parse({ displayName: body.name, icon: body.icon, owner: principal.user }),
+        });
+        deps.readModel.agentComputers.observe(created);
+        const record = presentAgentComputer(created, deps.publicUrl);
+        return { status: 201, body: record, headers: { Location: record.url } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/agent-computers',
+      operationId: 'listAgentComputers',
+      summary: 'List agent computers, newest first',
+      tag: 'Agent computers',
+      scope: 'agent-computers:read',
+      query: PaginationQuerySchema,
+      responses: { 200: { description: 'A page of agent computers', schema: listEnvelopeSchema(AgentComputerRecordSchema) } },
+      handler: ({ query, principal }) => {
+        const items = deps.readModel.agentComputers
+          .list(principal.namespace)
+          .filter((ac) => ac.metadata.deletionTimestamp === undefined)
+          .sort(newestFirst);
+        return { status: 200, body: paginate(items, query, (ac) => presentAgentComputer(ac, deps.publicUrl)) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/agent-computers/:id',
+      operationId: 'getAgentComputer',
+      summary: 'Get one agent computer',
+      tag: 'Agent computers',
+      scope: 'agent-computers:read',
+      params: IdParamsSchema,
+      responses: { 200: { description: 'The agent computer', schema: AgentComputerRecordSchema } },
+      handler: ({ params, principal }) => ({
+        status: 200,
+        body: presentAgentComputer(findAgentComputer(principal.namespace, params.id), deps.publicUrl),
+      }),
+    }),
+  ];
+}

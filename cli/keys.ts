@@ -1,0 +1,95 @@
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
+import { z } from 'zod';
+import { issueApiKey, listApiKeys, revokeApiKey } from '../api/auth/api-keys.js';
+import { ScopeSchema } from '../api/auth/scopes.js';
+import { OrganizationType } from '../crds/index.js';
+import type { Config } from '../platform/config.js';
+import { EmbeddedStore } from '../platform/store/embedded.js';
+import { KubernetesStore } from '../platform/store/kubernetes.js';
+import type { ResourceStore } from '../platform/store/types.js';
+
+const USAGE = `usage:
+  agentry keys create --org ORG --user USER [--scopes a,b] [--name TEXT] [--expires-at ISO] [--kubeconfig PATH]
+  agentry keys list [--org ORG] [--kubeconfig PATH]
+  agentry keys revoke KEY_ID [--kubeconfig PATH]
+`;
+
+const CreateOptionsSchema = z.object({
+  org: z.string().min(1),
+  user: z.string().min(1).max(253),
+  scopes: z
+    .string()
+    .default('*')
+    .transform((value) => value.split(',').map((scope) => scope.trim()))
+    .pipe(z.array(ScopeSchema).min(1)),
+  name: z.string().max(200).optional(),
+  'expires-at': z.iso.datetime({ offset: true }).optional(),
+});
+
+async function openStore(config: Config, kubeconfig: string | undefined): Promise<ResourceStore> {
+  if (kubeconfig === undefined) return EmbeddedStore.open(join(config.AGENTRY_DATA_DIR, 'store'));
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  return KubernetesStore.fromKubeConfig(kc);
+}
+
+/** `agentry keys create|list|revoke` against the embedded data directory or a cluster's Secrets. */
+export async function runKeysCommand(args: string[], config: Config): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      org: { type: 'string' },
+      user: { type: 'string' },
+      scopes: { type: 'string' },
+      name: { type: 'string' },
+      'expires-at': { type: 'string' },
+      kubeconfig: { type: 'string' },
+    },
+  });
+  const [action, ...rest] = positionals;
+  const namespace = config.AGENTRY_NAMESPACE;
+  if (action !== 'create' && action !== 'list' && action !== 'revoke') {
+    process.stderr.write(USAGE);
+    return 2;
+  }
+  const store = await openStore(config, values.kubeconfig);
+  try {
+    switch (action) {
+      case 'create': {
+        const options = CreateOptionsSchema.parse(values);
+        if ((await store.get(OrganizationType, undefined, options.org)) === undefined) {
+          console.error(`no organization "${options.org}" (the embedded default creates "default" on first start)`);
+          return 1;
+        }
+        const { key, record } = await issueApiKey(store, namespace, {
+          organization: options.org,
+          user: options.user,
+          scopes: options.scopes,
+          ...(options.name === undefined ? {} : { name: options.name }),
+          ...(options['expires-at'] === undefined ? {} : { expiresAt: new Date(options['expires-at']).toISOString() }),
+        });
+        console.error(`created key ${record.id} for ${record.user} in ${record.organization} (shown once):`);
+        console.log(key);
+        return 0;
+      }
+      case 'list': {
+        const keys = await listApiKeys(store, namespace, values.org === undefined ? {} : { organization: values.org });
+        for (const key of keys) {
+          console.log([key.id, key.organization, key.user, key.scopes.join(','), key.expiresAt ?? '-', key.name].join('\t'));
+        }
+        return 0;
+      }
+      case 'revoke': {
+        const id = rest[0] ?? '';
+        const revoked = await revokeApiKey(store, namespace, id);
+        console.error(revoked ? `revoked ${id}` : `no key ${id}`);
+        return revoked ? 0 : 1;
+      }
+    }
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+/** Every environment variable Agentry reads, parsed once at start-up (README lists them). */
+export const ConfigSchema = z.object({
+  AGENTRY_HOST: z.string().min(1).default('127.0.0.1'),
+  AGENTRY_PORT: port.default(8080),
+  /** Base URL clients reach the API at, used in `url` fields; defaults to http://HOST:PORT. */
+  AGENTRY_PUBLIC_URL: z.url().optional(),
+  AGENTRY_DATA_DIR: z.string().min(1).default('./data'),
+  /** Makes this the bootstrap key of org `default` instead of a generated one (for scripts). */
+  AGENTRY_API_KEY: z.string().min(16).optional(),
+  /** Namespace of the control plane: API keys and signing keys live here. */
+  AGENTRY_NAMESPACE: z.string().min(1).default('agentry-system'),
+  AGENTRY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `embedded` keeps resources in AGENTRY_DATA_DIR; `kubernetes` uses KUBECONFIG or the in-cluster account. */
+  AGENTRY_STORE: z.enum(['embedded', 'kubernetes']).default('embedded'),
+  KUBECONFIG: z.string().optional(),
+});
+export type Config = z.infer<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment; a bad value stops start-up with every problem named. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return parsed.data;
+}
+
+export const publicUrlOf = (config: Pick<Config, 'AGENTRY_PUBLIC_URL' | 'AGENTRY_HOST' | 'AGENTRY_PORT'>): string =>
+  (config.AGENTRY_PUBLIC_URL ?? `http://${config.AGENTRY_HOST}:${config.AGENTRY_PORT}`).replace(/\/+$/, '');

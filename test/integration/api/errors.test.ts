@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { AgentComputerType } from '../../../crds/index.js';
+import { call, startTestApi } from '../../support/api-server.js';
+import type { TestApi } from '../../support/api-server.js';
+
+let api: TestApi;
+let key: string;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  key = await api.key({ org: 'errors' });
+});
+afterAll(async () => {
+  await api.stop();
+});
+
+const agentComputerCount = async (): Promise<number> => (await api.store.list(AgentComputerType)).items.length;
+
+describe('bad input gets the documented error and changes nothing (CONTRACT.md §1)', () => {
+  it('answers malformed JSON with 400 validation_error', async () => {
+    const before = await agentComputerCount();
+    const res = await call(api, '/v1/agent-computers', { key, method: 'POST', body: '{"name": ' });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('validation_error');
+    expect(await agentComputerCount()).toBe(before);
+  });
+
+  it('answers a non-JSON content type with 415 unsupported_media_type', async () => {
+    const before = await agentComputerCount();
+    const res = await call(api, '/v1/agent-computers', {
+      key,
+      method: 'POST',
+      body: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unsupported_media_type');
+    expect(await agentComputerCount()).toBe(before);
+  });
+
+  it('rejects unknown body fields with 400 and names them in details', async () => {
+    const before = await agentComputerCount();
+    const res = await call(api, '/v1/agent-computers', { key, method: 'POST', body: { name: 'x', colour: 'red' } });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: string; details: { path: string; message: string }[] } };
+    expect(body.error.code).toBe('validation_error');
+    expect(body.error.details[0]?.message).toMatch(/colour/);
+    expect(await agentComputerCount()).toBe(before);
+  });
+
+  it('rejects a field of the wrong type with its path', async () => {
+    const res = await call(api, '/v1/agent-computers', { key, method: 'POST', body: { name: 42 } });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { details: { path: string }[] } };
+    expect(body.error.details.map((detail) => detail.path)).toContain('name');
+  });
+
+  it('answers a body over 1 MiB with 413 payload_too_large', async () => {
+    const before = await agentComputerCount();
+    const res = await call(api, '/v1/agent-computers', { key, method: 'POST', body: { name: 'x'.repeat(1024 * 1024 + 10) } });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+    expect(await agentComputerCount()).toBe(before);
+  });
+
+  it('answers an invalid query parameter with 400 naming query.limit', async () => {
+    const res = await call(api, '/v1/agent-computers?limit=1000', { key });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { details: { path: string }[] } };
+    expect(body.error.details[0]?.path).toBe('query.limit');
+  });
+
+  it('answers an unknown route with 404 not_found', async () => {
+    const res = await call(api, '/v1/no-such-thing', { key });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('not_found');
+  });
+
+  it('answers under /v1/context-lake in the data-context error shape', async () => {
+    const res = await call(api, '/v1/context-lake/no-such-thing', { key });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: expect.any(String), code: 'not_found' });
+  });
+
+  it('answers auth errors under /v1/context-lake in the data-context shape too', async () => {
+    const res = await call(api, '/v1/context-lake/status');
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: expect.any(String), code: 'missing_api_key' });
+  });
+
+  it('echoes a sane x-request-id and makes one up otherwise', async () => {
+    const echoed = await call(api, '/v1/agent-computers', { key, headers: { 'x-request-id': 'req-123' } });
+    expect(echoed.headers.get('x-request-id')).toBe('req-123');
+    const made = await call(api, '/v1/agent-computers', { key, headers: { 'x-request-id': 'bad id\twith tab' } });
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers JSON with charset utf-8', async () => {
+    const res = await call(api, '/v1/agent-computers', { key });
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  });
+});

@@ -1,0 +1,112 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApiApp } from '../../api/app.js';
+import { issueApiKey } from '../../api/auth/api-keys.js';
+import type { Scope } from '../../api/auth/scopes.js';
+import { ReadModel } from '../../api/read-model.js';
+import { OrganizationSpecSchema, OrganizationType, apiVersionOf } from '../../crds/index.js';
+import type { Organization } from '../../crds/index.js';
+import { createLogger } from '../../platform/log.js';
+import { createMetricsRegistry } from '../../platform/metrics.js';
+import { EmbeddedStore } from '../../platform/store/embedded.js';
+
+export const CONTROL_NAMESPACE = 'agentry-system';
+
+export interface TestApi {
+  url: string;
+  store: EmbeddedStore;
+  readModel: ReadModel;
+  /** Issues a key for a user of an org (created on first use), waiting until the API knows it. */
+  key(options?: { org?: string; user?: string; scopes?: Scope[]; expiresAt?: string }): Promise<string>;
+  organization(name: string, plan?: 'free' | 'pro'): Promise<Organization>;
+  stop(): Promise<void>;
+}
+
+/** Polls until `check` holds: for effects that reach the API's caches through a watch. */
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A real API server on a loopback port over a real embedded store in a temporary directory. */
+export async function startTestApi(options: { now?: () => Date } = {}): Promise<TestApi> {
+  const dir = await mkdtemp(join(tmpdir(), 'agentry-api-'));
+  const store = await EmbeddedStore.open(join(dir, 'store'));
+  const logger = createLogger({ level: 'silent' });
+  const readModel = new ReadModel(store, { controlNamespace: CONTROL_NAMESPACE, logger });
+  await readModel.start();
+  const app = createApiApp({
+    store,
+    readModel,
+    logger,
+    metrics: createMetricsRegistry({ defaultMetrics: false }),
+    controlNamespace: CONTROL_NAMESPACE,
+    publicUrl: 'http://agentry.test',
+    version: 'test',
+    isReady: () => true,
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
+  const server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+
+  const organization = async (name: string, plan: 'free' | 'pro' = 'pro'): Promise<Organization> => {
+    const existing = await store.get(OrganizationType, undefined, name);
+    if (existing !== undefined) return existing;
+    const created = await store.create(OrganizationType, {
+      apiVersion: apiVersionOf(OrganizationType),
+      kind: OrganizationType.kind,
+      metadata: { name },
+      spec: OrganizationSpecSchema.parse({ displayName: name, plan }),
+    });
+    await eventually(() => readModel.organizations.get(undefined, name) !== undefined);
+    return created;
+  };
+
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    store,
+    readModel,
+    organization,
+    async key({ org = 'acme', user = 'alice', scopes = ['*' as Scope], expiresAt } = {}) {
+      await organization(org);
+      const { key, record } = await issueApiKey(store, CONTROL_NAMESPACE, {
+        organization: org,
+        user,
+        scopes,
+        ...(expiresAt === undefined ? {} : { expiresAt }),
+      });
+      await eventually(() => readModel.apiKeys.get(CONTROL_NAMESPACE, `agentry-key-${record.id}`) !== undefined);
+      return key;
+    },
+    async stop() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await readModel.stop();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** fetch with an API key in the documented header. */
+export function call(
+  api: Pick<TestApi, 'url'>,
+  path: string,
+  init: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.key !== undefined) headers.API_KEY = init.key;
+  let body: string | undefined;
+  if (init.body !== undefined) {
+    body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  return fetch(`${api.url}${path}`, { method: init.method ?? 'GET', headers, body });
+}
