@@ -68,6 +68,6 @@ export function createApiApp(options: ApiAppOptions): Express {
   app.use(v1);
 
   app.use(notFoundHandler);
-  app.use(errorHandler({ logger: options.logger }));
+  app.use(errorHandler());
   return app;
 }

@@ -12,8 +12,9 @@ const ErrorSchema = z.object({
 });
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
-  return rest;
+  const converted: JsonSchema = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+  delete converted.$schema; // the document's dialect is OpenAPI 3.1's
+  return converted;
 };
 
 /** Turns a zod object schema of path or query parameters into OpenAPI parameter objects. */

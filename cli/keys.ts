@@ -35,6 +35,41 @@ async function openStore(config: Config, kubeconfig: string | undefined): Promis
   return KubernetesStore.fromKubeConfig(kc);
 }
 
+type KeysOptions = Record<string, string | undefined>;
+
+async function createKey(store: ResourceStore, namespace: string, values: KeysOptions): Promise<number> {
+  const options = CreateOptionsSchema.parse(values);
+  if ((await store.get(OrganizationType, undefined, options.org)) === undefined) {
+    console.error(`no organization "${options.org}" (the embedded default creates "default" on first start)`);
+    return 1;
+  }
+  const expiresAt = options['expires-at'];
+  const { key, record } = await issueApiKey(store, namespace, {
+    organization: options.org,
+    user: options.user,
+    scopes: options.scopes,
+    ...(options.name === undefined ? {} : { name: options.name }),
+    ...(expiresAt === undefined ? {} : { expiresAt: new Date(expiresAt).toISOString() }),
+  });
+  console.error(`created key ${record.id} for ${record.user} in ${record.organization} (shown once):`);
+  console.log(key);
+  return 0;
+}
+
+async function listKeys(store: ResourceStore, namespace: string, org: string | undefined): Promise<number> {
+  const keys = await listApiKeys(store, namespace, org === undefined ? {} : { organization: org });
+  for (const key of keys) {
+    console.log([key.id, key.organization, key.user, key.scopes.join(','), key.expiresAt ?? '-', key.name].join('\t'));
+  }
+  return 0;
+}
+
+async function revokeKey(store: ResourceStore, namespace: string, id: string): Promise<number> {
+  const revoked = await revokeApiKey(store, namespace, id);
+  console.error(revoked ? `revoked ${id}` : `no key ${id}`);
+  return revoked ? 0 : 1;
+}
+
 /** `agentry keys create|list|revoke` against the embedded data directory or a cluster's Secrets. */
 export async function runKeysCommand(args: string[], config: Config): Promise<number> {
   const { positionals, values } = parseArgs({
@@ -49,46 +84,17 @@ export async function runKeysCommand(args: string[], config: Config): Promise<nu
       kubeconfig: { type: 'string' },
     },
   });
-  const [action, ...rest] = positionals;
-  const namespace = config.AGENTRY_NAMESPACE;
+  const [action, id] = positionals;
   if (action !== 'create' && action !== 'list' && action !== 'revoke') {
     process.stderr.write(USAGE);
     return 2;
   }
+  const namespace = config.AGENTRY_NAMESPACE;
   const store = await openStore(config, values.kubeconfig);
   try {
-    switch (action) {
-      case 'create': {
-        const options = CreateOptionsSchema.parse(values);
-        if ((await store.get(OrganizationType, undefined, options.org)) === undefined) {
-          console.error(`no organization "${options.org}" (the embedded default creates "default" on first start)`);
-          return 1;
-        }
-        const { key, record } = await issueApiKey(store, namespace, {
-          organization: options.org,
-          user: options.user,
-          scopes: options.scopes,
-          ...(options.name === undefined ? {} : { name: options.name }),
-          ...(options['expires-at'] === undefined ? {} : { expiresAt: new Date(options['expires-at']).toISOString() }),
-        });
-        console.error(`created key ${record.id} for ${record.user} in ${record.organization} (shown once):`);
-        console.log(key);
-        return 0;
-      }
-      case 'list': {
-        const keys = await listApiKeys(store, namespace, values.org === undefined ? {} : { organization: values.org });
-        for (const key of keys) {
-          console.log([key.id, key.organization, key.user, key.scopes.join(','), key.expiresAt ?? '-', key.name].join('\t'));
-        }
-        return 0;
-      }
-      case 'revoke': {
-        const id = rest[0] ?? '';
-        const revoked = await revokeApiKey(store, namespace, id);
-        console.error(revoked ? `revoked ${id}` : `no key ${id}`);
-        return revoked ? 0 : 1;
-      }
-    }
+    if (action === 'create') return await createKey(store, namespace, values);
+    if (action === 'list') return await listKeys(store, namespace, values.org);
+    return await revokeKey(store, namespace, id ?? '');
   } finally {
     await store.close();
   }

@@ -57,7 +57,11 @@ export async function serve(config: Config, announce: (line: string) => void): P
     url,
     async stop() {
       ready = false;
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
       server.closeAllConnections();
       await readModel.stop();
       await store.close();

@@ -12,26 +12,34 @@ const UNSTRUCTURAL_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'not', '$ref', 'const'
 const isSchema = (value: unknown): value is JsonSchema =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Keywords of zod's output that a structural schema drops, each with why. */
+function isDropped(key: string, value: unknown, node: JsonSchema): boolean {
+  if (key === '$schema' || key === 'propertyNames' || key === 'id') return true;
+  if (key === 'additionalProperties') return value === false; // the API server prunes unknown fields
+  if (key === 'pattern') return typeof node.format === 'string'; // zod spells its formats out as patterns
+  if (key === 'format') return typeof value !== 'string' || !KUBERNETES_FORMATS.has(value);
+  if (key === 'minimum' || key === 'maximum') return Math.abs(Number(value)) === Number.MAX_SAFE_INTEGER;
+  return false;
+}
+
+function assertStructural(node: JsonSchema, path: string): void {
+  const union = UNSTRUCTURAL_KEYWORDS.find((keyword) => keyword in node);
+  if (union !== undefined) throw new Error(`${path}: "${union}" cannot appear in a structural CRD schema`);
+  if (typeof node.type !== 'string' && node['x-kubernetes-preserve-unknown-fields'] !== true) {
+    throw new Error(`${path}: every node of a structural CRD schema needs a type`);
+  }
+}
+
 /**
  * Rewrites zod's OpenAPI 3.0 output into a structural schema the API server accepts:
  * every node typed, no unions or references, no `additionalProperties: false` beside
  * `properties` (the API server prunes unknown fields instead), only formats it knows.
  */
 export function toStructuralSchema(node: JsonSchema, path = '<root>'): JsonSchema {
+  assertStructural(node, path);
   const out: JsonSchema = {};
-  for (const keyword of UNSTRUCTURAL_KEYWORDS) {
-    if (keyword in node) throw new Error(`${path}: "${keyword}" cannot appear in a structural CRD schema`);
-  }
-  if (typeof node.type !== 'string' && node['x-kubernetes-preserve-unknown-fields'] !== true) {
-    throw new Error(`${path}: every node of a structural CRD schema needs a type`);
-  }
   for (const [key, value] of Object.entries(node)) {
-    if (key === '$schema' || key === 'propertyNames' || key === 'id') continue;
-    if (key === 'additionalProperties' && value === false) continue;
-    if (key === 'pattern' && typeof node.format === 'string') continue; // zod spells its formats out as patterns
-    if (key === 'format' && typeof value === 'string' && !KUBERNETES_FORMATS.has(value)) continue;
-    if ((key === 'minimum' || key === 'maximum') && Math.abs(Number(value)) === Number.MAX_SAFE_INTEGER) continue;
-    out[key] = convertChild(key, value, path);
+    if (!isDropped(key, value, node)) out[key] = convertChild(key, value, path);
   }
   return out;
 }

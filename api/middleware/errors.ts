@@ -1,6 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
 import { z } from 'zod';
-import type { Logger } from '../../platform/log.js';
 import { ApiError, errorBody, errorShapeOfPath } from '../errors.js';
 
 /** body-parser's errors carry a `type`; these are the client's mistakes, not ours. */
@@ -31,12 +30,12 @@ function toApiError(err: unknown): ApiError | undefined {
  * The last error handler: known errors answer in the documented shape; anything else is a 500
  * whose cause goes to the log with the request id, never into the response.
  */
-export function errorHandler(options: { logger: Logger }) {
+export function errorHandler() {
   return function answerError(err: unknown, req: Request, res: Response, _next: NextFunction): void {
     const known = toApiError(err);
     const error = known ?? new ApiError('internal_error', 'Internal server error');
     if (known === undefined) {
-      (req.log ?? options.logger).error({ err, reqId: req.id }, 'request failed');
+      req.log.error({ err, reqId: req.id }, 'request failed');
     }
     if (res.headersSent) {
       res.destroy();

@@ -71,6 +71,10 @@ export class Informer<T extends KubeObject> {
     else this.objects.set(keyOf(object), object);
   }
 
+  private stopped(): boolean {
+    return this.abort.signal.aborted;
+  }
+
   private async relist(): Promise<void> {
     const { items, resourceVersion } = await this.store.list(this.type, this.listOptions());
     const seen = new Set<string>();
@@ -109,7 +113,7 @@ export class Informer<T extends KubeObject> {
         );
         await watch.done;
       } catch (err) {
-        if (this.abort.signal.aborted) return;
+        if (this.stopped()) return;
         backoff = await this.recover(err, backoff);
       }
     }

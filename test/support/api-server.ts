@@ -86,7 +86,11 @@ export async function startTestApi(options: { now?: () => Date } = {}): Promise<
       return key;
     },
     async stop() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
       server.closeAllConnections();
       await readModel.stop();
       await store.close();
