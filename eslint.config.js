@@ -6,7 +6,12 @@ import prettier from 'eslint-config-prettier';
 const forbid = (...groups) => ({
   'no-restricted-imports': [
     'error',
-    { patterns: groups.map((g) => ({ group: [`**/${g}/**`, `**/${g}`], message: `This folder must not import ${g}/ (DESIGN.md §1).` })) },
+    {
+      patterns: groups.map((g) => ({
+        group: [`**/${g}/**`, `**/${g}`],
+        message: `This folder must not import ${g}/ (DESIGN.md §1).`,
+      })),
+    },
   ],
 });
 
@@ -16,7 +21,10 @@ export default tseslint.config(
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', '*.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -28,7 +36,10 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
       ],
-      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowNumber: true, allowBoolean: true },
+      ],
       complexity: ['error', 12],
       'max-depth': ['error', 3],
       'max-lines': ['warn', { max: 400, skipBlankLines: true, skipComments: true }],

@@ -25,8 +25,5 @@ function project(name, extra = {}) {
 }
 
 export default {
-  projects: [
-    project('unit'),
-    project('integration', { testTimeout: 60_000 }),
-  ],
+  projects: [project('unit'), project('integration', { testTimeout: 60_000 })],
 };

@@ -29,7 +29,9 @@ export interface ApiAppOptions {
   now?: () => Date;
 }
 
-export function apiRoutes(options: Pick<ApiAppOptions, 'store' | 'readModel' | 'publicUrl'>): RouteDefinition[] {
+export function apiRoutes(
+  options: Pick<ApiAppOptions, 'store' | 'readModel' | 'publicUrl'>,
+): RouteDefinition[] {
   return [...agentComputerRoutes(options)];
 }
 
@@ -61,7 +63,11 @@ export function createApiApp(options: ApiAppOptions): Express {
   const v1 = express.Router();
   v1.use(
     '/v1',
-    authenticate({ readModel: options.readModel, controlNamespace: options.controlNamespace, now: options.now }),
+    authenticate({
+      readModel: options.readModel,
+      controlNamespace: options.controlNamespace,
+      now: options.now,
+    }),
     jsonBody({ limit: '1mb' }),
   );
   mountRoutes(v1, routes);

@@ -37,7 +37,10 @@ function operation(route: RouteDefinition): JsonSchema {
     responses[status] =
       spec.schema === undefined
         ? { description: spec.description }
-        : { description: spec.description, content: { 'application/json': { schema: jsonSchema(spec.schema, 'output') } } };
+        : {
+            description: spec.description,
+            content: { 'application/json': { schema: jsonSchema(spec.schema, 'output') } },
+          };
   }
   responses.default = {
     description: 'Error',
@@ -51,13 +54,21 @@ function operation(route: RouteDefinition): JsonSchema {
     parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
     ...(route.body === undefined
       ? {}
-      : { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }),
+      : {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
+          },
+        }),
     responses,
   };
 }
 
 /** The OpenAPI 3.1 document of the public API, generated from the same zod schemas that validate. */
-export function openApiDocument(routes: readonly RouteDefinition[], info: { version: string; serverUrl: string }): JsonSchema {
+export function openApiDocument(
+  routes: readonly RouteDefinition[],
+  info: { version: string; serverUrl: string },
+): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');

@@ -9,7 +9,12 @@ export const PaginationQuerySchema = z.strictObject({
 export type PaginationQuery = z.infer<typeof PaginationQuerySchema>;
 
 export const listEnvelopeSchema = <T extends z.ZodType>(item: T) =>
-  z.object({ data: z.array(item), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+  z.object({
+    data: z.array(item),
+    total: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+  });
 
 export interface ListEnvelope<T> {
   data: T[];
@@ -24,7 +29,11 @@ export function newestFirst(a: KubeObject, b: KubeObject): number {
   return byTime !== 0 ? byTime : a.metadata.name.localeCompare(b.metadata.name);
 }
 
-export function paginate<T, R>(items: readonly T[], page: PaginationQuery, present: (item: T) => R): ListEnvelope<R> {
+export function paginate<T, R>(
+  items: readonly T[],
+  page: PaginationQuery,
+  present: (item: T) => R,
+): ListEnvelope<R> {
   return {
     data: items.slice(page.offset, page.offset + page.limit).map(present),
     total: items.length,

@@ -25,7 +25,9 @@ export async function ensureDefaultOrganization(store: ResourceStore): Promise<O
       }),
     });
   } catch (err) {
-    const raced = isStoreError(err, 'AlreadyExists') ? await store.get(OrganizationType, undefined, DEFAULT_ORGANIZATION) : undefined;
+    const raced = isStoreError(err, 'AlreadyExists')
+      ? await store.get(OrganizationType, undefined, DEFAULT_ORGANIZATION)
+      : undefined;
     if (raced === undefined) throw err;
     return raced;
   }
@@ -40,7 +42,12 @@ export async function ensureBootstrapKey(
   controlNamespace: string,
   fixedKey: string | undefined,
 ): Promise<string | undefined> {
-  const input = { organization: DEFAULT_ORGANIZATION, user: DEFAULT_USER, scopes: ['*' as const], name: 'bootstrap' };
+  const input = {
+    organization: DEFAULT_ORGANIZATION,
+    user: DEFAULT_USER,
+    scopes: ['*' as const],
+    name: 'bootstrap',
+  };
   if (fixedKey !== undefined) {
     const existing = await store.get(SecretType, controlNamespace, apiKeySecretName(apiKeyId(fixedKey)));
     if (existing === undefined) await issueApiKey(store, controlNamespace, { ...input, key: fixedKey });

@@ -59,7 +59,9 @@ async function createKey(store: ResourceStore, namespace: string, values: KeysOp
 async function listKeys(store: ResourceStore, namespace: string, org: string | undefined): Promise<number> {
   const keys = await listApiKeys(store, namespace, org === undefined ? {} : { organization: org });
   for (const key of keys) {
-    console.log([key.id, key.organization, key.user, key.scopes.join(','), key.expiresAt ?? '-', key.name].join('\t'));
+    console.log(
+      [key.id, key.organization, key.user, key.scopes.join(','), key.expiresAt ?? '-', key.name].join('\t'),
+    );
   }
   return 0;
 }

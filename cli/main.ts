@@ -36,7 +36,10 @@ async function main(argv: string[]): Promise<number> {
     case 'keys':
       return runKeysCommand(rest, loadConfig());
     case 'crds': {
-      const { values } = parseArgs({ args: rest, options: { write: { type: 'boolean' }, check: { type: 'boolean' } } });
+      const { values } = parseArgs({
+        args: rest,
+        options: { write: { type: 'boolean' }, check: { type: 'boolean' } },
+      });
       return runCrdsCommand({ write: values.write === true, check: values.check === true });
     }
     case undefined:
@@ -52,7 +55,8 @@ async function main(argv: string[]): Promise<number> {
 
 function describeFailure(err: unknown): string {
   if (err instanceof ConfigError) return err.message;
-  if (err instanceof ZodError) return err.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('\n');
+  if (err instanceof ZodError)
+    return err.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('\n');
   return err instanceof Error ? err.message : String(err);
 }
 

@@ -48,10 +48,11 @@ export async function serve(config: Config, announce: (line: string) => void): P
   const port = typeof address === 'object' && address !== null ? address.port : config.AGENTRY_PORT;
   const url = `http://${config.AGENTRY_HOST}:${port}`;
   logger.info({ url, dataDir: config.AGENTRY_DATA_DIR }, 'agentry is serving');
-  announce(`Agentry ${AGENTRY_VERSION} is serving at ${url}/v1 (data in ${config.AGENTRY_DATA_DIR})`);
   if (newKey !== undefined) {
     announce(`API key of organization "default" (shown once, stored only as a hash):\n\n  ${newKey}\n`);
   }
+  // Last, so whoever waits for this line has seen everything above it.
+  announce(`Agentry ${AGENTRY_VERSION} is serving at ${url}/v1 (data in ${config.AGENTRY_DATA_DIR})`);
   return {
     server,
     url,

@@ -63,7 +63,8 @@ export const AgentComputerType = defineCustomResource({
   singular: 'agentcomputer',
   namespaced: true,
   shortNames: ['ac', 'acs', 'workspace'],
-  description: 'A workspace where coding agents run: a KubeVirt VM, a pod or a local process with a persistent disk.',
+  description:
+    'A workspace where coding agents run: a KubeVirt VM, a pod or a local process with a persistent disk.',
   spec: AgentComputerSpecSchema,
   status: AgentComputerStatusSchema,
   printerColumns: [

@@ -15,7 +15,10 @@ import type { CustomResource } from './resource.js';
 /** CONTRACT.md §7: dataset and view names are SQL identifiers. */
 export const lakeObjectName = z
   .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must start with a letter or _ and hold only letters, digits and _ (max 63)');
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]{0,62}$/,
+    'must start with a letter or _ and hold only letters, digits and _ (max 63)',
+  );
 
 /**
  * A dataset as stored. Param values are strings, as in the spicepod format; credential values

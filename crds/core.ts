@@ -48,5 +48,7 @@ export function secretValue(secret: Secret, key: string): string | undefined {
 
 /** Encodes text values into a Secret's data map. */
 export function secretData(values: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')]));
+  return Object.fromEntries(
+    Object.entries(values).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')]),
+  );
 }

@@ -6,7 +6,17 @@ import type { CustomResourceType } from './resource.js';
 type JsonSchema = Record<string, unknown>;
 
 /** Formats the Kubernetes API server validates; any other format would be rejected or ignored. */
-const KUBERNETES_FORMATS = new Set(['date-time', 'uuid', 'uri', 'email', 'hostname', 'ipv4', 'ipv6', 'byte', 'date']);
+const KUBERNETES_FORMATS = new Set([
+  'date-time',
+  'uuid',
+  'uri',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'byte',
+  'date',
+]);
 const UNSTRUCTURAL_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'not', '$ref', 'const'];
 
 const isSchema = (value: unknown): value is JsonSchema =>
@@ -47,7 +57,10 @@ export function toStructuralSchema(node: JsonSchema, path = '<root>'): JsonSchem
 function convertChild(key: string, value: unknown, path: string): unknown {
   if (key === 'properties' && isSchema(value)) {
     return Object.fromEntries(
-      Object.entries(value).map(([name, child]) => [name, toStructuralSchema(asSchema(child, `${path}.${name}`), `${path}.${name}`)]),
+      Object.entries(value).map(([name, child]) => [
+        name,
+        toStructuralSchema(asSchema(child, `${path}.${name}`), `${path}.${name}`),
+      ]),
     );
   }
   if ((key === 'items' || key === 'additionalProperties') && isSchema(value)) {
@@ -63,7 +76,10 @@ function asSchema(value: unknown, path: string): JsonSchema {
 
 function openApiSchema(type: CustomResourceType): JsonSchema {
   const convert = (schema: z.ZodType, name: string) =>
-    toStructuralSchema(z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input', unrepresentable: 'throw' }), name);
+    toStructuralSchema(
+      z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input', unrepresentable: 'throw' }),
+      name,
+    );
   return {
     type: 'object',
     description: type.description,

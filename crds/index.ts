@@ -14,4 +14,10 @@ import { TaskType } from './task.js';
 import { WebhookType } from './webhook.js';
 
 /** Every Agentry custom resource kind, in the order the CRD files are written. */
-export const AGENTRY_RESOURCE_TYPES = [OrganizationType, AgentComputerType, TaskType, ContextLakeType, WebhookType] as const;
+export const AGENTRY_RESOURCE_TYPES = [
+  OrganizationType,
+  AgentComputerType,
+  TaskType,
+  ContextLakeType,
+  WebhookType,
+] as const;

@@ -64,10 +64,15 @@ export type Runtime = z.infer<typeof RuntimeSchema>;
 /** Kubernetes quantity, e.g. "2", "500m", "4Gi". */
 export const QuantitySchema = z
   .string()
-  .regex(/^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/, 'must be a Kubernetes quantity such as 2, 500m or 4Gi');
+  .regex(
+    /^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/,
+    'must be a Kubernetes quantity such as 2, 500m or 4Gi',
+  );
 
 /** Go duration as Kubernetes writes it, e.g. "15m", "1h30m", "0s" (0s disables the timer). */
-export const DurationSchema = z.string().regex(/^([0-9]+(ns|us|ms|s|m|h))+$/, 'must be a duration such as 15m or 1h');
+export const DurationSchema = z
+  .string()
+  .regex(/^([0-9]+(ns|us|ms|s|m|h))+$/, 'must be a duration such as 15m or 1h');
 
 export const WorkloadResourcesSchema = z.object({
   cpu: QuantitySchema.optional(),

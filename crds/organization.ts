@@ -59,7 +59,8 @@ export const OrganizationType = defineCustomResource({
   singular: 'organization',
   namespaced: false,
   shortNames: ['org', 'orgs'],
-  description: 'A tenant of Agentry: its plan, limits and executor policy. Its resources live in its namespace.',
+  description:
+    'A tenant of Agentry: its plan, limits and executor policy. Its resources live in its namespace.',
   spec: OrganizationSpecSchema,
   status: OrganizationStatusSchema,
   printerColumns: [

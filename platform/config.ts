@@ -34,5 +34,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return parsed.data;
 }
 
-export const publicUrlOf = (config: Pick<Config, 'AGENTRY_PUBLIC_URL' | 'AGENTRY_HOST' | 'AGENTRY_PORT'>): string =>
+export const publicUrlOf = (
+  config: Pick<Config, 'AGENTRY_PUBLIC_URL' | 'AGENTRY_HOST' | 'AGENTRY_PORT'>,
+): string =>
   (config.AGENTRY_PUBLIC_URL ?? `http://${config.AGENTRY_HOST}:${config.AGENTRY_PORT}`).replace(/\/+$/, '');

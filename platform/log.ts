@@ -15,7 +15,10 @@ const REDACTED_PATHS = [
 ];
 
 /** JSON logs, one object a line, credentials redacted. */
-export function createLogger(options: { level: LevelWithSilent; name?: string }, destination?: DestinationStream): Logger {
+export function createLogger(
+  options: { level: LevelWithSilent; name?: string },
+  destination?: DestinationStream,
+): Logger {
   return pino(
     {
       name: options.name ?? 'agentry',

@@ -133,7 +133,8 @@ export async function listApiKeys(
   filter: { organization?: string } = {},
 ): Promise<ApiKeyRecord[]> {
   const selector = [`${API_KEY_LABELS.component}=${API_KEY_COMPONENT}`];
-  if (filter.organization !== undefined) selector.push(`${API_KEY_LABELS.organization}=${filter.organization}`);
+  if (filter.organization !== undefined)
+    selector.push(`${API_KEY_LABELS.organization}=${filter.organization}`);
   const { items } = await store.list(SecretType, { namespace, labelSelector: selector.join(',') });
   return items.flatMap((secret) => apiKeyRecord(secret) ?? []);
 }

@@ -35,7 +35,10 @@ export function authenticate(options: AuthenticateOptions): RequestHandler {
     const secret = options.readModel.apiKeys.get(options.controlNamespace, apiKeySecretName(keyId));
     const check = checkApiKey(key, secret, now());
     if (!check.ok) {
-      throw new ApiError('invalid_api_key', check.reason === 'expired' ? 'The API key has expired' : 'The API key is invalid');
+      throw new ApiError(
+        'invalid_api_key',
+        check.reason === 'expired' ? 'The API key has expired' : 'The API key is invalid',
+      );
     }
     const organization = options.readModel.organizations.get(undefined, check.key.organization);
     if (organization?.metadata.deletionTimestamp !== undefined || organization === undefined) {

@@ -13,10 +13,17 @@ const hasBody = (req: IncomingMessage): boolean =>
  * Bodiless POSTs (cancel, start, stop) are fine. `skip` exempts routes that take other media
  * (multipart uploads, signed uploads).
  */
-export function jsonBody(options: { limit: string; skip?: (req: IncomingMessage) => boolean }): RequestHandler[] {
+export function jsonBody(options: {
+  limit: string;
+  skip?: (req: IncomingMessage) => boolean;
+}): RequestHandler[] {
   const wantsJson = (req: IncomingMessage): boolean =>
     options.skip?.(req) !== true && METHODS_WITH_BODY.has(req.method ?? '') && hasBody(req);
-  const requireJson = function requireJsonContentType(req: Request, _res: Response, next: NextFunction): void {
+  const requireJson = function requireJsonContentType(
+    req: Request,
+    _res: Response,
+    next: NextFunction,
+  ): void {
     if (wantsJson(req) && typeof req.is('application/json') !== 'string') {
       throw new ApiError('unsupported_media_type', 'Request bodies must be application/json');
     }

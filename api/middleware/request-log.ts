@@ -24,7 +24,11 @@ export function requestLog(options: { logger: Logger }): RequestHandler {
       return res.statusCode >= 400 ? 'warn' : 'info';
     },
     serializers: {
-      req: (req: { id: unknown; method: unknown; url: unknown }) => ({ id: req.id, method: req.method, url: req.url }),
+      req: (req: { id: unknown; method: unknown; url: unknown }) => ({
+        id: req.id,
+        method: req.method,
+        url: req.url,
+      }),
       res: (res: { statusCode: unknown }) => ({ statusCode: res.statusCode }),
     },
   });

@@ -31,15 +31,24 @@ export function agentComputerStatus(ac: AgentComputer): AgentComputerStatusValue
   const hibernated = conditionOf(ac, AgentComputerConditions.Hibernated);
   if (ac.spec.operatingMode === 'Hibernated' && hibernated?.status === 'True') return 'hibernated';
   const ready = conditionOf(ac, AgentComputerConditions.Ready);
-  const current = ready?.observedGeneration === undefined || ready.observedGeneration === ac.metadata.generation;
+  const current =
+    ready?.observedGeneration === undefined || ready.observedGeneration === ac.metadata.generation;
   if (ac.spec.operatingMode === 'Running' && ready?.status === 'True' && current) return 'ready';
   return 'provisioning';
 }
 
 /** The newest time anything about the object was observed to change. */
 function updatedAt(ac: AgentComputer): string {
-  const times = [ac.metadata.creationTimestamp, ...(ac.status?.conditions ?? []).map((c) => c.lastTransitionTime)];
-  return times.filter((time): time is string => time !== undefined).sort().at(-1) ?? new Date(0).toISOString();
+  const times = [
+    ac.metadata.creationTimestamp,
+    ...(ac.status?.conditions ?? []).map((c) => c.lastTransitionTime),
+  ];
+  return (
+    times
+      .filter((time): time is string => time !== undefined)
+      .sort()
+      .at(-1) ?? new Date(0).toISOString()
+  );
 }
 
 export function presentAgentComputer(ac: AgentComputer, publicUrl: string): AgentComputerRecord {

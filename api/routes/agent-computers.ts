@@ -30,7 +30,8 @@ const isUuid = (id: string): boolean => z.uuid().safeParse(id).success;
 export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinition[] {
   const findAgentComputer = (namespace: string, id: string): AgentComputer => {
     const ac = isUuid(id) ? deps.readModel.agentComputers.get(namespace, id) : undefined;
-    if (ac === undefined || ac.metadata.deletionTimestamp !== undefined) throw ApiError.notFound('Agent computer');
+    if (ac === undefined || ac.metadata.deletionTimestamp !== undefined)
+      throw ApiError.notFound('Agent computer');
     return ac;
   };
 
@@ -43,18 +44,30 @@ export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinit
       tag: 'Agent computers',
       scope: 'agent-computers:write',
       body: CreateAgentComputerBodySchema,
-      responses: { 201: { description: 'Created; provisioning starts at once', schema: AgentComputerRecordSchema } },
+      responses: {
+        201: { description: 'Created; provisioning starts at once', schema: AgentComputerRecordSchema },
+      },
       handler: async ({ body, principal }) => {
         const limit = principal.organization.spec.limits.agentComputers;
-        const live = deps.readModel.agentComputers.list(principal.namespace).filter((ac) => !ac.metadata.deletionTimestamp);
+        const live = deps.readModel.agentComputers
+          .list(principal.namespace)
+          .filter((ac) => !ac.metadata.deletionTimestamp);
         if (live.length >= limit) {
           throw new ApiError('limit_exceeded', `The organization may have at most ${limit} agent computers`);
         }
         const created = await deps.store.create(AgentComputerType, {
           apiVersion: apiVersionOf(AgentComputerType),
           kind: AgentComputerType.kind,
-          metadata: { name: randomUUID(), namespace: principal.namespace, labels: { 'agentry.dev/owner': principal.keyId } },
-          spec: AgentComputerSpecSchema.parse({ displayName: body.name, icon: body.icon, owner: principal.user }),
+          metadata: {
+            name: randomUUID(),
+            namespace: principal.namespace,
+            labels: { 'agentry.dev/owner': principal.keyId },
+          },
+          spec: AgentComputerSpecSchema.parse({
+            displayName: body.name,
+            icon: body.icon,
+            owner: principal.user,
+          }),
         });
         deps.readModel.agentComputers.observe(created);
         const record = presentAgentComputer(created, deps.publicUrl);
@@ -69,13 +82,21 @@ export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinit
       tag: 'Agent computers',
       scope: 'agent-computers:read',
       query: PaginationQuerySchema,
-      responses: { 200: { description: 'A page of agent computers', schema: listEnvelopeSchema(AgentComputerRecordSchema) } },
+      responses: {
+        200: {
+          description: 'A page of agent computers',
+          schema: listEnvelopeSchema(AgentComputerRecordSchema),
+        },
+      },
       handler: ({ query, principal }) => {
         const items = deps.readModel.agentComputers
           .list(principal.namespace)
           .filter((ac) => ac.metadata.deletionTimestamp === undefined)
           .sort(newestFirst);
-        return { status: 200, body: paginate(items, query, (ac) => presentAgentComputer(ac, deps.publicUrl)) };
+        return {
+          status: 200,
+          body: paginate(items, query, (ac) => presentAgentComputer(ac, deps.publicUrl)),
+        };
       },
     }),
     defineRoute({

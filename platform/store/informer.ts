@@ -66,7 +66,8 @@ export class Informer<T extends KubeObject> {
   /** Records an object this process just wrote, so its own reads see the write at once. */
   observe(object: T, deleted = false): void {
     const known = this.objects.get(keyOf(object));
-    if (known !== undefined && isOlder(object.metadata.resourceVersion, known.metadata.resourceVersion)) return;
+    if (known !== undefined && isOlder(object.metadata.resourceVersion, known.metadata.resourceVersion))
+      return;
     if (deleted) this.objects.delete(keyOf(object));
     else this.objects.set(keyOf(object), object);
   }

@@ -2,13 +2,7 @@ import type { KubeObject, ResourceType } from '../../crds/resource.js';
 
 /** Why a store call failed; mirrors the Kubernetes API's status reasons. */
 export type StoreErrorReason =
-  | 'NotFound'
-  | 'AlreadyExists'
-  | 'Conflict'
-  | 'Invalid'
-  | 'Expired'
-  | 'Forbidden'
-  | 'Unavailable';
+  'NotFound' | 'AlreadyExists' | 'Conflict' | 'Invalid' | 'Expired' | 'Forbidden' | 'Unavailable';
 
 /** The one error a store throws; check `reason`, never the message. */
 export class StoreError extends Error {
@@ -77,7 +71,11 @@ export interface StatusWriteOptions {
  * is removed; removing an object garbage-collects the objects whose owners are all gone.
  */
 export interface ResourceStore {
-  get<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string): Promise<T | undefined>;
+  get<T extends KubeObject>(
+    type: ResourceType<T>,
+    namespace: string | undefined,
+    name: string,
+  ): Promise<T | undefined>;
   list<T extends KubeObject>(type: ResourceType<T>, options?: ListOptions): Promise<ListResult<T>>;
   watch<T extends KubeObject>(
     type: ResourceType<T>,
@@ -89,7 +87,11 @@ export interface ResourceStore {
   /** Needs `metadata.resourceVersion`; fails with Conflict when it is stale, NotFound when gone. */
   replace<T extends KubeObject>(type: ResourceType<T>, object: T): Promise<T>;
   /** Replaces status (only) of the object named by `object.metadata`; Conflict on a stale version. */
-  replaceStatus<T extends KubeObject>(type: ResourceType<T>, object: T, options?: StatusWriteOptions): Promise<T>;
+  replaceStatus<T extends KubeObject>(
+    type: ResourceType<T>,
+    object: T,
+    options?: StatusWriteOptions,
+  ): Promise<T>;
   /** Returns the object as left (with deletionTimestamp while finalizers remain) or undefined once gone. */
   delete<T extends KubeObject>(
     type: ResourceType<T>,

@@ -82,7 +82,9 @@ export async function startTestApi(options: { now?: () => Date } = {}): Promise<
         scopes,
         ...(expiresAt === undefined ? {} : { expiresAt }),
       });
-      await eventually(() => readModel.apiKeys.get(CONTROL_NAMESPACE, `agentry-key-${record.id}`) !== undefined);
+      await eventually(
+        () => readModel.apiKeys.get(CONTROL_NAMESPACE, `agentry-key-${record.id}`) !== undefined,
+      );
       return key;
     },
     async stop() {

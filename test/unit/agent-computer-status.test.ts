@@ -13,7 +13,11 @@ const condition = (type: string, status: Condition['status'], observedGeneration
   message: '',
 });
 
-const computer = (mode: 'Running' | 'Hibernated', status: AgentComputerStatus | undefined, generation = 1): AgentComputer => ({
+const computer = (
+  mode: 'Running' | 'Hibernated',
+  status: AgentComputerStatus | undefined,
+  generation = 1,
+): AgentComputer => ({
   apiVersion: 'agentry.dev/v1alpha1',
   kind: 'AgentComputer',
   metadata: { name: 'a', namespace: 'n', generation },
@@ -27,10 +31,25 @@ const cases: [number, AgentComputer, AgentComputerStatusValue][] = [
   [2, computer('Running', { conditions: [condition('Ready', 'False')] }), 'provisioning'],
   [3, computer('Running', { conditions: [condition('Ready', 'True')] }), 'ready'],
   [4, computer('Running', { conditions: [condition('Ready', 'True', 1)] }, 2), 'provisioning'],
-  [5, computer('Running', { provisionError: 'ErrImagePull: no such image', conditions: [condition('Ready', 'True')] }), 'error'],
-  [6, computer('Hibernated', { conditions: [condition('Hibernated', 'True'), condition('Ready', 'False')] }), 'hibernated'],
+  [
+    5,
+    computer('Running', {
+      provisionError: 'ErrImagePull: no such image',
+      conditions: [condition('Ready', 'True')],
+    }),
+    'error',
+  ],
+  [
+    6,
+    computer('Hibernated', { conditions: [condition('Hibernated', 'True'), condition('Ready', 'False')] }),
+    'hibernated',
+  ],
   [7, computer('Hibernated', { conditions: [condition('Ready', 'True')] }), 'provisioning'],
-  [8, computer('Running', { conditions: [condition('Hibernated', 'True'), condition('Ready', 'False')] }), 'provisioning'],
+  [
+    8,
+    computer('Running', { conditions: [condition('Hibernated', 'True'), condition('Ready', 'False')] }),
+    'provisioning',
+  ],
 ];
 
 describe('agentComputerStatus', () => {

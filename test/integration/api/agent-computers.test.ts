@@ -33,13 +33,27 @@ async function create(key: string, body: unknown): Promise<z.infer<typeof AgentC
 
 describe('agent computers', () => {
   it('creates one with 201, status provisioning, a Location header and a stored resource', async () => {
-    const res = await call(api, '/v1/agent-computers', { key: acme, method: 'POST', body: { name: 'Build box', icon: '🛠' } });
+    const res = await call(api, '/v1/agent-computers', {
+      key: acme,
+      method: 'POST',
+      body: { name: 'Build box', icon: '🛠' },
+    });
     expect(res.status).toBe(201);
     const record = AgentComputerRecordSchema.parse(await res.json());
-    expect(record).toMatchObject({ name: 'Build box', icon: '🛠', status: 'provisioning', sandboxId: null, provisionError: null });
+    expect(record).toMatchObject({
+      name: 'Build box',
+      icon: '🛠',
+      status: 'provisioning',
+      sandboxId: null,
+      provisionError: null,
+    });
     expect(res.headers.get('location')).toBe(record.url);
     const stored = await api.store.get(AgentComputerType, 'agentry-org-acme', record.id);
-    expect(stored?.spec).toMatchObject({ displayName: 'Build box', owner: 'alice', operatingMode: 'Running' });
+    expect(stored?.spec).toMatchObject({
+      displayName: 'Build box',
+      owner: 'alice',
+      operatingMode: 'Running',
+    });
   });
 
   it('names it "Agent Computer" by default', async () => {
@@ -76,21 +90,32 @@ describe('agent computers', () => {
   });
 
   it('pages with limit and offset', async () => {
-    const all = ListSchema.parse(await (await call(api, '/v1/agent-computers?limit=100', { key: acme })).json());
-    const page = ListSchema.parse(await (await call(api, '/v1/agent-computers?limit=1&offset=1', { key: acme })).json());
+    const all = ListSchema.parse(
+      await (await call(api, '/v1/agent-computers?limit=100', { key: acme })).json(),
+    );
+    const page = ListSchema.parse(
+      await (await call(api, '/v1/agent-computers?limit=1&offset=1', { key: acme })).json(),
+    );
     expect(page.total).toBe(all.total);
     expect(page.data.map((record) => record.id)).toEqual(all.data.slice(1, 2).map((record) => record.id));
   });
 
   it('answers 400 limit_exceeded at the organization limit and creates nothing', async () => {
     const org = await api.organization('tiny');
-    await api.store.replace(OrganizationType, { ...org, spec: { ...org.spec, limits: { ...org.spec.limits, agentComputers: 1 } } });
+    await api.store.replace(OrganizationType, {
+      ...org,
+      spec: { ...org.spec, limits: { ...org.spec.limits, agentComputers: 1 } },
+    });
     const key = await api.key({ org: 'tiny' });
-    await eventually(() => api.readModel.organizations.get(undefined, 'tiny')?.spec.limits.agentComputers === 1);
+    await eventually(
+      () => api.readModel.organizations.get(undefined, 'tiny')?.spec.limits.agentComputers === 1,
+    );
     await create(key, {});
     const res = await call(api, '/v1/agent-computers', { key, method: 'POST', body: {} });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('limit_exceeded');
-    expect((await api.store.list(AgentComputerType, { namespace: 'agentry-org-tiny' })).items).toHaveLength(1);
+    expect((await api.store.list(AgentComputerType, { namespace: 'agentry-org-tiny' })).items).toHaveLength(
+      1,
+    );
   });
 });

@@ -28,16 +28,21 @@ describe('authentication (SPEC.md §5, CONTRACT.md §2)', () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
   });
 
-  it.each(['API_KEY', 'api-key', 'x-api-key', 'X-API-KEY', 'Api-Key'])('accepts the key in header %s', async (header) => {
-    const res = await call(api, '/v1/agent-computers', { headers: { [header]: key } });
-    expect(res.status).toBe(200);
-  });
+  it.each(['API_KEY', 'api-key', 'x-api-key', 'X-API-KEY', 'Api-Key'])(
+    'accepts the key in header %s',
+    async (header) => {
+      const res = await call(api, '/v1/agent-computers', { headers: { [header]: key } });
+      expect(res.status).toBe(200);
+    },
+  );
 
   it('answers 401 invalid_api_key for an expired key', async () => {
     const expired = await api.key({ user: 'bob', expiresAt: new Date(Date.now() - 1000).toISOString() });
     const res = await call(api, '/v1/agent-computers', { key: expired });
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ error: { code: 'invalid_api_key', message: 'The API key has expired' } });
+    expect(await res.json()).toEqual({
+      error: { code: 'invalid_api_key', message: 'The API key has expired' },
+    });
   });
 
   it('accepts a key until its expiry', async () => {

@@ -14,7 +14,8 @@ afterAll(async () => {
   await api.stop();
 });
 
-const agentComputerCount = async (): Promise<number> => (await api.store.list(AgentComputerType)).items.length;
+const agentComputerCount = async (): Promise<number> =>
+  (await api.store.list(AgentComputerType)).items.length;
 
 describe('bad input gets the documented error and changes nothing (CONTRACT.md ยง1)', () => {
   it('answers malformed JSON with 400 validation_error', async () => {
@@ -40,9 +41,15 @@ describe('bad input gets the documented error and changes nothing (CONTRACT.md ย
 
   it('rejects unknown body fields with 400 and names them in details', async () => {
     const before = await agentComputerCount();
-    const res = await call(api, '/v1/agent-computers', { key, method: 'POST', body: { name: 'x', colour: 'red' } });
+    const res = await call(api, '/v1/agent-computers', {
+      key,
+      method: 'POST',
+      body: { name: 'x', colour: 'red' },
+    });
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { error: { code: string; details: { path: string; message: string }[] } };
+    const body = (await res.json()) as {
+      error: { code: string; details: { path: string; message: string }[] };
+    };
     expect(body.error.code).toBe('validation_error');
     expect(body.error.details[0]?.message).toMatch(/colour/);
     expect(await agentComputerCount()).toBe(before);
@@ -57,7 +64,11 @@ describe('bad input gets the documented error and changes nothing (CONTRACT.md ย
 
   it('answers a body over 1 MiB with 413 payload_too_large', async () => {
     const before = await agentComputerCount();
-    const res = await call(api, '/v1/agent-computers', { key, method: 'POST', body: { name: 'x'.repeat(1024 * 1024 + 10) } });
+    const res = await call(api, '/v1/agent-computers', {
+      key,
+      method: 'POST',
+      body: { name: 'x'.repeat(1024 * 1024 + 10) },
+    });
     expect(res.status).toBe(413);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
     expect(await agentComputerCount()).toBe(before);
@@ -91,7 +102,10 @@ describe('bad input gets the documented error and changes nothing (CONTRACT.md ย
   it('echoes a sane x-request-id and makes one up otherwise', async () => {
     const echoed = await call(api, '/v1/agent-computers', { key, headers: { 'x-request-id': 'req-123' } });
     expect(echoed.headers.get('x-request-id')).toBe('req-123');
-    const made = await call(api, '/v1/agent-computers', { key, headers: { 'x-request-id': 'bad id\twith tab' } });
+    const made = await call(api, '/v1/agent-computers', {
+      key,
+      headers: { 'x-request-id': 'bad id\twith tab' },
+    });
     expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 

@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+
+/** Runs `agentry` from source (TypeScript through the swc loader) as a real child process. */
+export function spawnAgentry(args: string[], env: Record<string, string>): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, ['--import', './test/support/register-swc.mjs', 'cli/main.ts', ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: 'pipe',
+  });
+}
+
+/** Collects a child's output and resolves when `pattern` matches its stdout. */
+export function waitForOutput(
+  child: ChildProcessWithoutNullStreams,
+  pattern: RegExp,
+  timeoutMs = 30_000,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => {
+      reject(new Error(`no ${String(pattern)} within ${timeoutMs} ms; stdout: ${stdout}; stderr: ${stderr}`));
+    }, timeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (pattern.test(stdout)) {
+        clearTimeout(timer);
+        resolve(stdout);
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(
+        new Error(
+          `exited with ${String(code)} before ${String(pattern)}; stdout: ${stdout}; stderr: ${stderr}`,
+        ),
+      );
+    });
+  });
+}
+
+/** Runs a short command to completion. */
+export function runAgentry(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawnAgentry(args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => {
+    child.once('exit', (code) => {
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export async function stopChild(child: ChildProcessWithoutNullStreams): Promise<number | null> {
+  if (child.exitCode !== null) return child.exitCode;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  return exited;
+}
