@@ -1,7 +1,7 @@
 import { OrganizationSpecSchema, OrganizationType, apiVersionOf } from '../crds/index.js';
 import type { Organization } from '../crds/index.js';
 import { apiKeyId, apiKeySecretName, issueApiKey, listApiKeys } from '../api/auth/api-keys.js';
-import { SecretType } from '../crds/index.js';
+import { NamespaceType, SecretType } from '../crds/index.js';
 import { isStoreError } from '../platform/store/types.js';
 import type { ResourceStore } from '../platform/store/types.js';
 
@@ -30,6 +30,16 @@ export async function ensureDefaultOrganization(store: ResourceStore): Promise<O
       : undefined;
     if (raced === undefined) throw err;
     return raced;
+  }
+}
+
+/** Creates the namespace unless it exists (a cluster needs it before Secrets go in; embedded, harmless). */
+export async function ensureNamespace(store: ResourceStore, name: string): Promise<void> {
+  if ((await store.get(NamespaceType, undefined, name)) !== undefined) return;
+  try {
+    await store.create(NamespaceType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  } catch (err) {
+    if (!isStoreError(err, 'AlreadyExists')) throw err;
   }
 }
 

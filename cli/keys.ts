@@ -1,13 +1,10 @@
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../api/auth/api-keys.js';
 import { ScopeSchema } from '../api/auth/scopes.js';
 import { OrganizationType } from '../crds/index.js';
 import type { Config } from '../platform/config.js';
-import { EmbeddedStore } from '../platform/store/embedded.js';
-import { KubernetesStore } from '../platform/store/kubernetes.js';
+import { openStore } from '../platform/store/open.js';
 import type { ResourceStore } from '../platform/store/types.js';
 
 const USAGE = `usage:
@@ -27,13 +24,6 @@ const CreateOptionsSchema = z.object({
   name: z.string().max(200).optional(),
   'expires-at': z.iso.datetime({ offset: true }).optional(),
 });
-
-async function openStore(config: Config, kubeconfig: string | undefined): Promise<ResourceStore> {
-  if (kubeconfig === undefined) return EmbeddedStore.open(join(config.AGENTRY_DATA_DIR, 'store'));
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfig);
-  return KubernetesStore.fromKubeConfig(kc);
-}
 
 type KeysOptions = Record<string, string | undefined>;
 

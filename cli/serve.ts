@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { createApiApp } from '../api/app.js';
@@ -7,7 +6,7 @@ import { publicUrlOf } from '../platform/config.js';
 import type { Config } from '../platform/config.js';
 import { createLogger } from '../platform/log.js';
 import { createMetricsRegistry } from '../platform/metrics.js';
-import { EmbeddedStore } from '../platform/store/embedded.js';
+import { openStore } from '../platform/store/open.js';
 import { AGENTRY_VERSION } from '../platform/version.js';
 import { ensureBootstrapKey, ensureDefaultOrganization } from './bootstrap.js';
 
@@ -17,10 +16,10 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** `agentry serve`: the embedded default — API server on the embedded store, in one process. */
+/** `agentry serve`: the API server (the operator joins in a later issue) on the configured store. */
 export async function serve(config: Config, announce: (line: string) => void): Promise<RunningServer> {
   const logger = createLogger({ level: config.AGENTRY_LOG_LEVEL });
-  const store = await EmbeddedStore.open(join(config.AGENTRY_DATA_DIR, 'store'));
+  const store = await openStore(config);
   await ensureDefaultOrganization(store);
   const newKey = await ensureBootstrapKey(store, config.AGENTRY_NAMESPACE, config.AGENTRY_API_KEY);
 
