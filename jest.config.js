@@ -25,5 +25,7 @@ function project(name, extra = {}) {
 }
 
 export default {
-  projects: [project('unit'), project('integration', { testTimeout: 60_000 })],
+  // Global only: jest ignores testTimeout inside a project. Generous, never a speed assertion.
+  testTimeout: 60_000,
+  projects: [project('unit'), project('integration')],
 };
