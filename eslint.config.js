@@ -51,7 +51,7 @@ export default tseslint.config(
   { files: ['api/**'], rules: forbid('operator', 'runner', 'lake', 'cli') },
   { files: ['operator/**'], rules: forbid('api', 'runner', 'lake', 'cli') },
   { files: ['runner/**', 'lake/**'], rules: forbid('api', 'operator', 'cli') },
-  { files: ['cli/**', 'scripts/**'], rules: { 'no-console': 'off' } },
+  { files: ['cli/**', 'scripts/**', 'bench/**'], rules: { 'no-console': 'off' } },
   {
     files: ['test/**', 'bench/**'],
     rules: {
