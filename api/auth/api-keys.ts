@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { SecretType, secretData, secretValue } from '../../crds/index.js';
 import type { Secret } from '../../crds/index.js';
+import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import { ScopeSchema } from './scopes.js';
 import type { Scope } from './scopes.js';
@@ -142,10 +143,13 @@ export async function listApiKeys(
 /** Deletes a key; true when it existed. */
 export async function revokeApiKey(store: ResourceStore, namespace: string, id: string): Promise<boolean> {
   if (!/^[0-9a-f]{16}$/.test(id)) return false;
-  const existing = await store.get(SecretType, namespace, apiKeySecretName(id));
-  if (existing === undefined) return false;
-  await store.delete(SecretType, namespace, apiKeySecretName(id));
-  return true;
+  try {
+    await store.delete(SecretType, namespace, apiKeySecretName(id));
+    return true;
+  } catch (err) {
+    if (isStoreError(err, 'NotFound')) return false;
+    throw err;
+  }
 }
 
 export type KeyCheck = { ok: true; key: ApiKeyRecord } | { ok: false; reason: 'unknown' | 'expired' };

@@ -64,11 +64,14 @@ export interface StatusWriteOptions {
  * The resource store: what the API server and the operator share. Two implementations (Kubernetes,
  * embedded) pass the same conformance suite (test/contracts/store.contract.ts).
  *
- * Semantics follow the Kubernetes API: every write returns the stored object with a new
- * resourceVersion; `metadata.generation` counts spec changes; on a type with a status subresource,
- * `create` and `replace` ignore status and `replaceStatus` writes nothing but status; `delete` of an
- * object with finalizers only sets `deletionTimestamp`, and the object goes when its last finalizer
- * is removed; removing an object garbage-collects the objects whose owners are all gone.
+ * Semantics follow the Kubernetes API: a write that changes something returns the stored object
+ * with a new resourceVersion, and one that changes nothing keeps the old version and emits no watch
+ * event; `metadata.generation` counts spec changes; on a type with a status subresource, `create`
+ * and `replace` ignore status and `replaceStatus` writes nothing but status; `delete` of an object
+ * with finalizers only sets `deletionTimestamp`, and the object goes when its last finalizer is
+ * removed; removing an object garbage-collects the objects whose owners are all gone.
+ *
+ * A watch callback that throws ends its watch: `done` rejects with Unavailable, the error as cause.
  */
 export interface ResourceStore {
   get<T extends KubeObject>(
@@ -77,28 +80,47 @@ export interface ResourceStore {
     name: string,
   ): Promise<T | undefined>;
   list<T extends KubeObject>(type: ResourceType<T>, options?: ListOptions): Promise<ListResult<T>>;
+  /**
+   * Refusals (Forbidden, Invalid selector) reject the returned promise; a version too old to resume
+   * from is reported later, by `done` rejecting with Expired. Version '0' or '' sends ADDED for every
+   * current object first, then live changes.
+   */
   watch<T extends KubeObject>(
     type: ResourceType<T>,
     options: WatchOptions,
     onEvent: (event: WatchEvent<T>) => void,
   ): Promise<Watch>;
-  /** Fails with AlreadyExists when the name is taken. */
+  /**
+   * Fails with AlreadyExists when the name is taken, NotFound when the namespace does not exist (a
+   * cluster; the embedded store has no namespaces to miss). Server-set metadata in `object`
+   * (uid, resourceVersion, deletionTimestamp) is ignored.
+   */
   create<T extends KubeObject>(type: ResourceType<T>, object: T): Promise<T>;
-  /** Needs `metadata.resourceVersion`; fails with Conflict when it is stale, NotFound when gone. */
+  /**
+   * Needs `metadata.resourceVersion`; fails with Conflict when it is stale, NotFound when gone.
+   * A replace that removes the last finalizer of a deleting object removes it; what it returns
+   * then no longer exists.
+   */
   replace<T extends KubeObject>(type: ResourceType<T>, object: T): Promise<T>;
-  /** Replaces status (only) of the object named by `object.metadata`; Conflict on a stale version. */
+  /**
+   * Replaces status (only) of the object named by `object.metadata`. Only `options.resourceVersion`
+   * is a precondition (Conflict when stale); without it the write is unconditional.
+   */
   replaceStatus<T extends KubeObject>(
     type: ResourceType<T>,
     object: T,
     options?: StatusWriteOptions,
   ): Promise<T>;
-  /** Returns the object as left (with deletionTimestamp while finalizers remain) or undefined once gone. */
+  /**
+   * Returns the object as left (with deletionTimestamp while finalizers remain) or undefined once
+   * gone. NotFound when there is no such object; Conflict when a precondition fails.
+   */
   delete<T extends KubeObject>(
     type: ResourceType<T>,
     namespace: string | undefined,
     name: string,
     options?: DeleteOptions,
   ): Promise<T | undefined>;
-  /** Releases connections, timers and locks. */
+  /** Releases connections, timers and locks; calling it twice is harmless. */
   close(): Promise<void>;
 }
