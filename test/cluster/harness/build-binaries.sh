@@ -1,0 +1,351 @@
+#!/usr/bin/env bash
+# Build (or reuse from a cache outside the repository) the binaries the cluster
+# test harness needs: kube-apiserver, kube-controller-manager, kube-scheduler,
+# kubectl, etcd, kwok, kwokctl, helm -- and optionally a moto[server] venv.
+#
+# Everything is built from source through the Go module proxy (no release
+# downloads). See NOTES.md next to this script for timings and background.
+#
+# Usage: build-binaries.sh [--out FILE] [--only LIST] [--moto] [--force] [-h]
+#   --out FILE   also write the KEY=/abs/path lines (see below) to FILE
+#   --only LIST  comma-separated subset of: kubernetes,etcd,kwok,helm,moto
+#                (default: kubernetes,etcd,kwok,helm)
+#   --moto       add moto to the selection
+#   --force      rebuild the selected pieces even if the cache looks valid
+#
+# stdout: one KEY=/absolute/path line per binary (KUBE_APISERVER,
+# KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER, KUBECTL, ETCD, KWOK, KWOKCTL, HELM,
+# MOTO_SERVER) plus TOOLS_PATH=<bin dirs joined by ':'>. Progress goes to stderr.
+#
+# Cache: ${AGENTRY_TOOLS_CACHE:-$HOME/.cache/agentry-tools}/<tool>-<version>/bin/
+# A cache entry is trusted only if every binary exists and its --version output
+# shows the pinned version. Go builds happen in <cache>/.tmp and are renamed
+# into place only after they succeeded and passed the version check.
+set -euo pipefail
+
+# ---- pinned versions (override via environment) -----------------------------
+K8S_VERSION="${K8S_VERSION:-v1.37.2}"     # k8s.io/kubernetes; staging modules use v0.Y.Z
+ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"   # go.etcd.io/etcd/server/v3
+KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"    # sigs.k8s.io/kwok
+HELM_VERSION="${HELM_VERSION:-v3.22.0}"   # helm.sh/helm/v3
+MOTO_VERSION="${MOTO_VERSION:-5.2.5}"     # PyPI moto[server]
+
+CACHE="${AGENTRY_TOOLS_CACHE:-$HOME/.cache/agentry-tools}"
+GO="${GO:-go}"
+PYTHON="${PYTHON:-python3}"
+GO_BUILD_P="${GO_BUILD_P:-2}"             # go build -p (parallel compile/link jobs)
+# Never silently download another Go toolchain; fail if a module needs a newer Go.
+export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
+export CGO_ENABLED=0
+
+log() { printf '[build-binaries] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; }
+
+OUT_FILE=""
+ONLY="kubernetes,etcd,kwok,helm"
+FORCE=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --out) OUT_FILE="${2:?--out needs a file}"; shift 2 ;;
+    --out=*) OUT_FILE="${1#*=}"; shift ;;
+    --only) ONLY="${2:?--only needs a list}"; shift 2 ;;
+    --only=*) ONLY="${1#*=}"; shift ;;
+    --moto) ONLY="${ONLY},moto"; shift ;;
+    --force) FORCE=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage; die "unknown argument: $1" ;;
+  esac
+done
+selected() { [[ ",${ONLY}," == *",$1,"* ]]; }
+for p in ${ONLY//,/ }; do
+  case "$p" in kubernetes|etcd|kwok|helm|moto) ;; *) die "unknown piece in --only: $p" ;; esac
+done
+
+mkdir -p "$CACHE/.tmp"
+CACHE="$(cd "$CACHE" && pwd -P)"
+TMP_ROOT="$CACHE/.tmp"
+
+# One build at a time per cache (a second invocation waits, then reuses).
+LOCKED=0
+if command -v flock >/dev/null 2>&1; then
+  exec {LOCK_FD}>"$CACHE/.lock"
+  if ! flock -n "$LOCK_FD"; then
+    log "waiting for another build-binaries.sh holding $CACHE/.lock"
+    flock "$LOCK_FD"
+  fi
+  LOCKED=1
+fi
+
+TMP_DIRS=()
+cleanup() { local d; for d in "${TMP_DIRS[@]}"; do rm -rf "$d"; done; }
+trap cleanup EXIT
+new_tmp() { # new_tmp <name> -> prints a fresh dir under $TMP_ROOT
+  local d; d="$(mktemp -d "$TMP_ROOT/$1.XXXXXX")"; TMP_DIRS+=("$d"); chmod 755 "$d"; printf '%s\n' "$d"
+}
+
+# Leftovers of killed runs (while we hold the lock nobody else can be using them).
+if [[ $LOCKED == 1 ]]; then
+  find "$TMP_ROOT" -mindepth 1 -maxdepth 1 -exec rm -rf {} + 2>/dev/null || true
+fi
+
+RESULTS=()   # KEY=path
+BIN_DIRS=()
+add_result() { RESULTS+=("$1=$2"); }
+add_bindir() { local d; for d in "${BIN_DIRS[@]}"; do [[ "$d" == "$1" ]] && return; done; BIN_DIRS+=("$1"); }
+
+# ---- helpers -----------------------------------------------------------------
+# version_ok <binary> <expected line> <args...>: some output line of `binary args...`
+# equals the expected line, or starts with it followed by a space (so v1.37.2
+# does not accept v1.37.20).
+version_ok() {
+  local bin="$1" want="$2" line; shift 2
+  [[ -x "$bin" ]] || return 1
+  local out; out="$("$bin" "$@" 2>&1)" || return 1
+  while IFS= read -r line; do
+    [[ "$line" == "$want" || "$line" == "$want "* ]] && return 0
+  done <<<"$out"
+  return 1
+}
+
+# mod_download <module@version> <field: GoMod|Info|Dir> -> path
+mod_download() {
+  local json
+  if ! json="$(cd "$TMP_ROOT" && "$GO" mod download -json "$1")"; then
+    printf '%s\n' "$json" >&2
+    die "go mod download $1 failed"
+  fi
+  printf '%s\n' "$json" | sed -n "s/^[[:space:]]*\"$2\": \"\(.*\)\",\{0,1\}\$/\1/p" | head -n1
+}
+
+# module release time from the proxy's .info (used as a reproducible build date)
+mod_time() { sed -n 's/.*"Time":"\([^"]*\)".*/\1/p' "$1"; }
+
+# install_dir <tmpdir> <final dir>: atomic rename of a verified build into the cache
+install_dir() {
+  local tmp="$1" final="$2" old=""
+  if [[ -e "$final" ]]; then
+    old="$(mktemp -d "$TMP_ROOT/old.XXXXXX")"; TMP_DIRS+=("$old")
+    mv -T "$final" "$old/x"
+  fi
+  mv -T "$tmp" "$final"
+}
+
+timed() { # timed <label> <cmd...>: run, log wall time
+  local label="$1"; shift
+  local start=$SECONDS
+  "$@"
+  log "$label took $((SECONDS - start))s"
+}
+
+# ---- kubernetes (kube-apiserver, kube-controller-manager, kube-scheduler, kubectl)
+k8s_check() { # k8s_check <bindir>
+  local d="$1" b
+  for b in kube-apiserver kube-controller-manager kube-scheduler; do
+    version_ok "$d/$b" "Kubernetes ${K8S_VERSION}" --version || return 1
+  done
+  version_ok "$d/kubectl" "Client Version: ${K8S_VERSION}" version --client || return 1
+}
+
+build_kubernetes() {
+  local final="$CACHE/kubernetes-${K8S_VERSION}" minor patch
+  [[ "$K8S_VERSION" =~ ^v1\.([0-9]+)\.([0-9]+)$ ]] || die "K8S_VERSION must look like v1.Y.Z, got $K8S_VERSION"
+  minor="${BASH_REMATCH[1]}"; patch="${BASH_REMATCH[2]}"
+  local staging_version="v0.${minor}.${patch}"
+
+  if [[ $FORCE == 0 ]] && k8s_check "$final/bin"; then
+    log "kubernetes ${K8S_VERSION}: cached at $final"
+  else
+    log "kubernetes ${K8S_VERSION}: building (staging modules at ${staging_version})"
+    local gomod info w
+    gomod="$(mod_download "k8s.io/kubernetes@${K8S_VERSION}" GoMod)"
+    info="$(mod_download "k8s.io/kubernetes@${K8S_VERSION}" Info)"
+    [[ -f "$gomod" ]] || die "no go.mod for k8s.io/kubernetes@${K8S_VERSION}"
+    w="$(new_tmp "kubernetes-${K8S_VERSION}")"
+    mkdir -p "$w/src" "$w/bin"
+
+    # Staging modules = every `replace k8s.io/x => ./staging/...` in kubernetes' go.mod
+    # (block or single-line form). Pin each to the matching v0.Y.Z release.
+    local staging
+    staging="$(awk '
+      $1 == "replace" && $2 == "(" { blk = 1; next }
+      blk && $1 == ")"             { blk = 0; next }
+      {
+        if (blk) l = $0
+        else if ($1 == "replace") { l = $0; sub(/^[ \t]*replace[ \t]+/, "", l) }
+        else next
+        n = split(l, f, " ")
+        for (i = 1; i < n; i++) if (f[i] == "=>") { if (f[i+1] ~ /^\.\/staging\//) print f[1]; break }
+      }' "$gomod")"
+    [[ -n "$staging" ]] || die "found no ./staging replace directives in $gomod"
+    log "kubernetes: $(wc -l <<<"$staging" | tr -d ' ') staging modules: $(tr '\n' ' ' <<<"$staging")"
+
+    local goline godebug
+    goline="$(awk '$1 == "go" { print $2; exit }' "$gomod")"
+    godebug="$(awk '/^godebug[ \t]*\(/ { blk = 1 } blk { print; if ($1 == ")") blk = 0; next } /^godebug[ \t]/ { print }' "$gomod")"
+    {
+      printf 'module agentry.local/toolbuild/kubernetes\n\ngo %s\n\n' "$goline"
+      [[ -n "$godebug" ]] && printf '%s\n\n' "$godebug"
+      printf 'require k8s.io/kubernetes %s\n\nreplace (\n' "$K8S_VERSION"
+      while read -r m; do printf '\t%s => %s %s\n' "$m" "$m" "$staging_version"; done <<<"$staging"
+      printf ')\n'
+    } >"$w/src/go.mod"
+
+    local pkgs=(k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
+                k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl)
+    local getargs=() p
+    for p in "${pkgs[@]}"; do getargs+=("${p}@${K8S_VERSION}"); done
+    (cd "$w/src" && timed "kubernetes: go get" "$GO" get "${getargs[@]}") >&2
+
+    # Same as hack/lib/version.sh + hack/lib/golang.sh (non-debug build).
+    local date ldflags="-s -w" pkgpath
+    date="$(mod_time "$info")"
+    for pkgpath in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+      ldflags+=" -X ${pkgpath}.gitVersion=${K8S_VERSION} -X ${pkgpath}.gitMajor=1 -X ${pkgpath}.gitMinor=${minor}"
+      [[ -n "$date" ]] && ldflags+=" -X ${pkgpath}.buildDate=${date}"
+    done
+    (cd "$w/src" && timed "kubernetes: go build" "$GO" build -p "$GO_BUILD_P" -trimpath \
+        -tags selinux,notest,grpcnotrace -ldflags "$ldflags" -o "$w/bin/" "${pkgs[@]}") >&2
+    k8s_check "$w/bin" || die "freshly built kubernetes binaries do not report ${K8S_VERSION}"
+    rm -rf "$w/src"
+    install_dir "$w" "$final"
+  fi
+  add_result KUBE_APISERVER "$final/bin/kube-apiserver"
+  add_result KUBE_CONTROLLER_MANAGER "$final/bin/kube-controller-manager"
+  add_result KUBE_SCHEDULER "$final/bin/kube-scheduler"
+  add_result KUBECTL "$final/bin/kubectl"
+  add_bindir "$final/bin"
+}
+
+# ---- etcd ----------------------------------------------------------------------
+build_etcd() {
+  local final="$CACHE/etcd-${ETCD_VERSION}"
+  local want="etcd Version: ${ETCD_VERSION#v}"
+  if [[ $FORCE == 0 ]] && version_ok "$final/bin/etcd" "$want" --version; then
+    log "etcd ${ETCD_VERSION}: cached at $final"
+  else
+    log "etcd ${ETCD_VERSION}: building"
+    # go.etcd.io/etcd/server/v3 has `replace ... => ../api` lines, so `go install
+    # ...@version` refuses it; a wrapper module ignores the dependency's replaces,
+    # and server/v3 already requires api/client/pkg at the same version.
+    local gomod w goline
+    gomod="$(mod_download "go.etcd.io/etcd/server/v3@${ETCD_VERSION}" GoMod)"
+    goline="$(awk '$1 == "go" { print $2; exit }' "$gomod")"
+    w="$(new_tmp "etcd-${ETCD_VERSION}")"
+    mkdir -p "$w/src" "$w/bin"
+    printf 'module agentry.local/toolbuild/etcd\n\ngo %s\n\nrequire go.etcd.io/etcd/server/v3 %s\n' \
+      "$goline" "$ETCD_VERSION" >"$w/src/go.mod"
+    (cd "$w/src" && timed "etcd: go get" "$GO" get "go.etcd.io/etcd/server/v3@${ETCD_VERSION}") >&2
+    # etcd's build script sets only GitSHA (the version is a constant); there is
+    # no git checkout here, so record the tag instead of a commit.
+    (cd "$w/src" && timed "etcd: go build" "$GO" build -p "$GO_BUILD_P" -trimpath \
+        -ldflags "-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=${ETCD_VERSION}" \
+        -o "$w/bin/etcd" go.etcd.io/etcd/server/v3) >&2
+    version_ok "$w/bin/etcd" "$want" --version || die "freshly built etcd does not report ${ETCD_VERSION}"
+    rm -rf "$w/src"
+    install_dir "$w" "$final"
+  fi
+  add_result ETCD "$final/bin/etcd"
+  add_bindir "$final/bin"
+}
+
+# ---- kwok / kwokctl --------------------------------------------------------------
+kwok_check() {
+  # prints e.g. "kwokctl version v0.8.0 go1.26.8 (linux/amd64)"
+  version_ok "$1/kwok" "kwok version ${KWOK_VERSION}" --version &&
+    version_ok "$1/kwokctl" "kwokctl version ${KWOK_VERSION}" --version
+}
+
+build_kwok() {
+  local final="$CACHE/kwok-${KWOK_VERSION}"
+  if [[ $FORCE == 0 ]] && kwok_check "$final/bin"; then
+    log "kwok ${KWOK_VERSION}: cached at $final"
+  else
+    log "kwok ${KWOK_VERSION}: building"
+    local w; w="$(new_tmp "kwok-${KWOK_VERSION}")"
+    mkdir -p "$w/bin"
+    # sigs.k8s.io/kwok has no replace directives: plain `go install pkg@version`.
+    # consts.Version (source default "0.8.0", no "v") is what --version prints and
+    # what kwokctl records in cluster configs; hack/releases.sh sets it via -X too.
+    (cd "$w" && timed "kwok: go install" env GOBIN="$w/bin" "$GO" install -p "$GO_BUILD_P" -trimpath \
+        -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=${KWOK_VERSION#v}" \
+        "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}" "sigs.k8s.io/kwok/cmd/kwokctl@${KWOK_VERSION}") >&2
+    kwok_check "$w/bin" || die "freshly built kwok/kwokctl do not report ${KWOK_VERSION}"
+    install_dir "$w" "$final"
+  fi
+  add_result KWOK "$final/bin/kwok"
+  add_result KWOKCTL "$final/bin/kwokctl"
+  add_bindir "$final/bin"
+}
+
+# ---- helm ------------------------------------------------------------------------
+build_helm() {
+  local final="$CACHE/helm-${HELM_VERSION}"
+  if [[ $FORCE == 0 ]] && version_ok "$final/bin/helm" "${HELM_VERSION}" version --template '{{.Version}}'; then
+    log "helm ${HELM_VERSION}: cached at $final"
+  else
+    log "helm ${HELM_VERSION}: building"
+    local gomod w cgo major minor
+    gomod="$(mod_download "helm.sh/helm/v3@${HELM_VERSION}" GoMod)"
+    grep -q '=>' "$gomod" && die "helm ${HELM_VERSION} go.mod has replace directives; go install @version will not work"
+    # Like helm's Makefile: default .Capabilities.KubeVersion follows its client-go.
+    cgo="$(awk '$1 == "k8s.io/client-go" { print $2; exit }' "$gomod")"
+    [[ "$cgo" =~ ^v0\.([0-9]+)\. ]] || die "cannot find k8s.io/client-go version in $gomod"
+    major=1; minor="${BASH_REMATCH[1]}"
+    w="$(new_tmp "helm-${HELM_VERSION}")"
+    mkdir -p "$w/bin"
+    local ldflags="-s -w -X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}"
+    ldflags+=" -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=${major} -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=${minor}"
+    ldflags+=" -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=${major} -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=${minor}"
+    (cd "$w" && timed "helm: go install" env GOBIN="$w/bin" "$GO" install -p "$GO_BUILD_P" -trimpath \
+        -ldflags "$ldflags" "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}") >&2
+    version_ok "$w/bin/helm" "${HELM_VERSION}" version --template '{{.Version}}' ||
+      die "freshly built helm does not report ${HELM_VERSION}"
+    install_dir "$w" "$final"
+  fi
+  add_result HELM "$final/bin/helm"
+  add_bindir "$final/bin"
+}
+
+# ---- moto (python venv; not relocatable, so a stamp file marks completion) -------
+moto_check() {
+  [[ -f "$1/.complete" ]] || return 1
+  [[ "$("$1/venv/bin/python" -c 'import moto; print(moto.__version__)' 2>/dev/null)" == "$MOTO_VERSION" ]] || return 1
+  [[ -x "$1/venv/bin/moto_server" ]]
+}
+
+build_moto() {
+  local final="$CACHE/moto-${MOTO_VERSION}"
+  if [[ $FORCE == 0 ]] && moto_check "$final"; then
+    log "moto ${MOTO_VERSION}: cached at $final"
+  else
+    log "moto ${MOTO_VERSION}: installing into $final/venv"
+    rm -rf "$final"
+    mkdir -p "$final"
+    timed "moto: venv" "$PYTHON" -m venv "$final/venv" >&2
+    timed "moto: pip install" "$final/venv/bin/pip" install --quiet --disable-pip-version-check \
+      "moto[server]==${MOTO_VERSION}" >&2
+    "$final/venv/bin/python" -c 'import moto; print(moto.__version__)' >"$final/.complete"
+    moto_check "$final" || die "moto venv at $final failed its check"
+  fi
+  add_result MOTO_SERVER "$final/venv/bin/moto_server"
+  add_bindir "$final/venv/bin"
+}
+
+# ---- main ------------------------------------------------------------------------
+command -v "$GO" >/dev/null 2>&1 || die "go not found (GO=$GO)"
+selected kubernetes && build_kubernetes
+selected etcd && build_etcd
+selected kwok && build_kwok
+selected helm && build_helm
+selected moto && build_moto
+
+tools_path="$(IFS=:; printf '%s' "${BIN_DIRS[*]}")"
+RESULTS+=("TOOLS_PATH=${tools_path}")
+printf '%s\n' "${RESULTS[@]}"
+if [[ -n "$OUT_FILE" ]]; then
+  mkdir -p "$(dirname "$OUT_FILE")"
+  printf '%s\n' "${RESULTS[@]}" >"$OUT_FILE.tmp.$$"
+  mv -f "$OUT_FILE.tmp.$$" "$OUT_FILE"
+fi
