@@ -27,5 +27,12 @@ function project(name, extra = {}) {
 export default {
   // Global only: jest ignores testTimeout inside a project. Generous, never a speed assertion.
   testTimeout: 60_000,
-  projects: [project('unit'), project('integration')],
+  projects: [
+    project('unit'),
+    project('integration'),
+    project('cluster', {
+      globalSetup: '<rootDir>/test/cluster/harness/global-setup.mjs',
+      globalTeardown: '<rootDir>/test/cluster/harness/global-teardown.mjs',
+    }),
+  ],
 };

@@ -10,12 +10,13 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
 import { SecretType } from '../../crds/core.js';
+import { ProbeType } from './probe.js';
+import type { Probe, ProbeSpec, ProbeStatus } from './probe.js';
 import type { Secret } from '../../crds/core.js';
 import type { OwnerReference } from '../../crds/meta.js';
-import { apiVersionOf, defineCustomResource } from '../../crds/resource.js';
-import type { CustomResource, KubeObject, ResourceType } from '../../crds/resource.js';
+import { apiVersionOf } from '../../crds/resource.js';
+import type { KubeObject, ResourceType } from '../../crds/resource.js';
 import type {
   ListResult,
   ResourceStore,
@@ -24,27 +25,8 @@ import type {
 } from '../../platform/store/types.js';
 import { StoreError } from '../../platform/store/types.js';
 
-export const ProbeSpecSchema = z.object({ size: z.number(), note: z.string().optional() });
-export const ProbeStatusSchema = z.object({ phase: z.string().optional(), observed: z.number().optional() });
-export type ProbeSpec = z.infer<typeof ProbeSpecSchema>;
-export type ProbeStatus = z.infer<typeof ProbeStatusSchema>;
-
-/** The custom resource of the conformance suite: namespaced, with spec, and status as a subresource. */
-export const ProbeType = defineCustomResource({
-  group: 'agentry.dev',
-  version: 'v1alpha1',
-  kind: 'Probe',
-  plural: 'probes',
-  singular: 'probe',
-  namespaced: true,
-  shortNames: [],
-  description: 'Test resource of the resource store conformance suite.',
-  spec: ProbeSpecSchema,
-  status: ProbeStatusSchema,
-  printerColumns: [],
-});
-export type Probe = CustomResource<ProbeSpec, ProbeStatus>;
-
+export { ProbeSpecSchema, ProbeStatusSchema, ProbeType } from './probe.js';
+export type { Probe, ProbeSpec, ProbeStatus } from './probe.js';
 export interface StoreFixture {
   store: ResourceStore;
   /** An existing namespace the suite may create objects in. */

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { z } from 'zod';
+import { ObjectMetaSchema, SecretType } from '../../crds/index.js';
+import type { ResourceType } from '../../crds/index.js';
+import { clusterStore, createTestNamespace, eventually } from './support.js';
+
+// Pods and VirtualMachines as the tests need them: only the fields they read are typed.
+const PodSchema = z.object({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('Pod'),
+  metadata: ObjectMetaSchema,
+  spec: z.looseObject({ nodeName: z.string().optional() }),
+  status: z.looseObject({ phase: z.string().optional() }).optional(),
+});
+type Pod = z.infer<typeof PodSchema>;
+const PodType: ResourceType<Pod> = {
+  group: '',
+  version: 'v1',
+  kind: 'Pod',
+  plural: 'pods',
+  namespaced: true,
+  hasStatusSubresource: true,
+  schema: PodSchema,
+};
+
+const VirtualMachineSchema = z.object({
+  apiVersion: z.literal('kubevirt.io/v1'),
+  kind: z.literal('VirtualMachine'),
+  metadata: ObjectMetaSchema,
+  spec: z.looseObject({ runStrategy: z.enum(['Always', 'Halted']) }),
+  status: z.looseObject({ printableStatus: z.string().optional(), ready: z.boolean().optional() }).optional(),
+});
+type VirtualMachine = z.infer<typeof VirtualMachineSchema>;
+const VirtualMachineType: ResourceType<VirtualMachine> = {
+  group: 'kubevirt.io',
+  version: 'v1',
+  kind: 'VirtualMachine',
+  plural: 'virtualmachines',
+  namespaced: true,
+  hasStatusSubresource: true,
+  schema: VirtualMachineSchema,
+};
+
+const store = clusterStore();
+let namespace: string;
+
+beforeAll(async () => {
+  namespace = await createTestNamespace(store, 'kwok');
+});
+afterAll(async () => {
+  await store.close();
+});
+
+const vm = (
+  name: string,
+  runStrategy: 'Always' | 'Halted',
+  labels: Record<string, string> = {},
+): VirtualMachine => ({
+  apiVersion: 'kubevirt.io/v1',
+  kind: 'VirtualMachine',
+  metadata: { name, namespace, labels },
+  spec: { runStrategy, template: { spec: { domain: { devices: {} } } } },
+});
+
+const printableStatus = (name: string, expected: string) => () =>
+  store
+    .get(VirtualMachineType, namespace, name)
+    .then((found) => (found?.status?.printableStatus === expected ? found : undefined));
+
+describe('KWOK nodes', () => {
+  it('schedule a Pod onto a fake node, which KWOK makes Running', async () => {
+    await store.create(PodType, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'hello', namespace },
+      spec: { containers: [{ name: 'main', image: 'registry.invalid/agentry-runner:test' }] },
+    });
+    const running = await eventually('pod Running', () =>
+      store
+        .get(PodType, namespace, 'hello')
+        .then((pod) => (pod?.status?.phase === 'Running' ? pod : undefined)),
+    );
+    expect(running.spec.nodeName).toMatch(/^kwok-node-[01]$/);
+  });
+});
+
+describe('garbage collection by kube-controller-manager', () => {
+  it('deletes a child when its owner is deleted', async () => {
+    const owner = await store.create(SecretType, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'owner', namespace },
+    });
+    await store.create(SecretType, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'child',
+        namespace,
+        ownerReferences: [{ apiVersion: 'v1', kind: 'Secret', name: 'owner', uid: owner.metadata.uid ?? '' }],
+      },
+    });
+    await store.delete(SecretType, namespace, 'owner');
+    await eventually('child collected', async () =>
+      (await store.get(SecretType, namespace, 'child')) === undefined ? true : undefined,
+    );
+  });
+});
+
+describe('the fake virt-controller (KWOK stages playing KubeVirt)', () => {
+  it('runs a VirtualMachine whose runStrategy is Always', async () => {
+    await store.create(VirtualMachineType, vm('vm-run', 'Always'));
+    const running = await eventually('VM Running', printableStatus('vm-run', 'Running'));
+    expect(running.status?.ready).toBe(true);
+  });
+
+  it('stops it when runStrategy becomes Halted, and runs it again on Always', async () => {
+    const created = await store.create(VirtualMachineType, vm('vm-cycle', 'Always'));
+    await eventually('VM Running', printableStatus('vm-cycle', 'Running'));
+    const current = await store.get(VirtualMachineType, namespace, 'vm-cycle');
+    await store.replace(VirtualMachineType, {
+      ...created,
+      ...current,
+      spec: { ...created.spec, runStrategy: 'Halted' },
+    });
+    const stopped = await eventually('VM Stopped', printableStatus('vm-cycle', 'Stopped'));
+    expect(stopped.status?.ready).toBe(false);
+    await store.replace(VirtualMachineType, { ...stopped, spec: { ...stopped.spec, runStrategy: 'Always' } });
+    await eventually('VM Running again', printableStatus('vm-cycle', 'Running'));
+  });
+
+  it('fails a VirtualMachine labelled for failure with that printableStatus', async () => {
+    await store.create(VirtualMachineType, vm('vm-broken', 'Always', { agentry_fail: 'ErrorUnschedulable' }));
+    const failed = await eventually('VM failed', printableStatus('vm-broken', 'ErrorUnschedulable'));
+    expect(failed.status?.ready).toBe(false);
+  });
+});
