@@ -17,13 +17,15 @@ Configuration comes from environment variables; see README.md.
 `;
 
 async function runServe(): Promise<number> {
-  const running = await serve(loadConfig(), (line) => {
-    process.stdout.write(`${line}\n`);
-  });
-  await new Promise<void>((resolve) => {
+  // Listen for signals before anything starts, so a stop request during start-up is not lost.
+  const stopRequested = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  const running = await serve(loadConfig(), (line) => {
+    process.stdout.write(`${line}\n`);
+  });
+  await stopRequested;
   await running.stop();
   return 0;
 }

@@ -57,12 +57,13 @@ export async function serve(config: Config, announce: (line: string) => void): P
     url,
     async stop() {
       ready = false;
-      await new Promise<void>((resolve) => {
+      const closed = new Promise<void>((resolve) => {
         server.close(() => {
           resolve();
         });
       });
-      server.closeAllConnections();
+      server.closeIdleConnections(); // keep-alive sockets would hold close() open for seconds
+      await closed;
       await readModel.stop();
       await store.close();
     },

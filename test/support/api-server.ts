@@ -88,12 +88,13 @@ export async function startTestApi(options: { now?: () => Date } = {}): Promise<
       return key;
     },
     async stop() {
-      await new Promise<void>((resolve) => {
+      const closed = new Promise<void>((resolve) => {
         server.close(() => {
           resolve();
         });
       });
       server.closeAllConnections();
+      await closed;
       await readModel.stop();
       await store.close();
       await rm(dir, { recursive: true, force: true });

@@ -60,7 +60,7 @@ export function runAgentry(
 }
 
 export async function stopChild(child: ChildProcessWithoutNullStreams): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   return exited;

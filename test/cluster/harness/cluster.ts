@@ -116,6 +116,42 @@ async function kubectl(state: ClusterState, args: string[], input?: string): Pro
   });
 }
 
+const PROBE_VM = `apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata: { name: harness-probe, namespace: default }
+spec: { runStrategy: Always }
+`;
+
+/**
+ * The fake virt-controller's stages, proven to work: kwok gives up for good on a Stage whose kind
+ * its discovery does not list yet (even after the CRD is Established), so a probe VM must start,
+ * and the stages are recreated until it does.
+ */
+async function installVirtControllerStages(state: ClusterState): Promise<void> {
+  const stages = join(FIXTURES, 'kubevirt-stages.yaml');
+  await kubectl(state, ['apply', '-f', '-'], PROBE_VM);
+  for (let attempt = 1; ; attempt++) {
+    await kubectl(state, ['apply', '-f', stages]);
+    const running = await kubectl(state, [
+      'wait',
+      '--for=jsonpath={.status.printableStatus}=Running',
+      '--timeout=10s',
+      'virtualmachine/harness-probe',
+      '-n',
+      'default',
+    ]).then(
+      () => true,
+      () => false,
+    );
+    if (running) break;
+    if (attempt === 5)
+      throw new HarnessError('the fake virt-controller stages never started a VirtualMachine');
+    process.stderr.write(`fake virt-controller stages did not take (attempt ${attempt}); recreating them\n`);
+    await kubectl(state, ['delete', '-f', stages, '--wait=true']);
+  }
+  await kubectl(state, ['delete', 'virtualmachine/harness-probe', '-n', 'default']);
+}
+
 async function installFixtures(state: ClusterState): Promise<void> {
   const gomodcache = (await run('go', ['env', 'GOMODCACHE'])).trim();
   const stages = await kubectl(state, [
@@ -131,8 +167,7 @@ async function installFixtures(state: ClusterState): Promise<void> {
   await kubectl(state, ['apply', '-f', '-'], crds);
   await kubectl(state, ['apply', '-f', join(FIXTURES, 'kubevirt-vm-crd.yaml')]);
   await kubectl(state, ['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
-  // Only once the VM CRD is served: kwok gives up for good on a Stage whose kind it cannot find.
-  await kubectl(state, ['apply', '-f', join(FIXTURES, 'kubevirt-stages.yaml')]);
+  await installVirtControllerStages(state);
   await kubectl(state, ['wait', '--for=condition=Ready', '--timeout=60s', 'node', '--all']);
   // The discovery cache predates the CRDs; `kubectl get agentry` must see them.
   await rm(join(state.workdir, 'kubectl-cache'), { recursive: true, force: true });
