@@ -11,12 +11,14 @@ import type { Organization } from '../../crds/index.js';
 import { createLogger } from '../../platform/log.js';
 import { createMetricsRegistry } from '../../platform/metrics.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
+import type { ResourceStore } from '../../platform/store/types.js';
+import { ensureNamespace } from '../../cli/bootstrap.js';
 
 export const CONTROL_NAMESPACE = 'agentry-system';
 
 export interface TestApi {
   url: string;
-  store: EmbeddedStore;
+  store: ResourceStore;
   readModel: ReadModel;
   /** Issues a key for a user of an org (created on first use), waiting until the API knows it. */
   key(options?: { org?: string; user?: string; scopes?: Scope[]; expiresAt?: string }): Promise<string>;
@@ -33,10 +35,17 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
   }
 }
 
-/** A real API server on a loopback port over a real embedded store in a temporary directory. */
-export async function startTestApi(options: { now?: () => Date } = {}): Promise<TestApi> {
+/**
+ * A real API server on a loopback port, over a real embedded store in a temporary directory or,
+ * given one, another store (the cluster tests pass a Kubernetes store). With `createNamespaces`,
+ * organizations' namespaces are made as the operator would (a cluster needs them to exist).
+ */
+export async function startTestApi(
+  options: { now?: () => Date; store?: ResourceStore; createNamespaces?: boolean } = {},
+): Promise<TestApi> {
   const dir = await mkdtemp(join(tmpdir(), 'agentry-api-'));
-  const store = await EmbeddedStore.open(join(dir, 'store'));
+  const store = options.store ?? (await EmbeddedStore.open(join(dir, 'store')));
+  if (options.createNamespaces === true) await ensureNamespace(store, CONTROL_NAMESPACE);
   const logger = createLogger({ level: 'silent' });
   const readModel = new ReadModel(store, { controlNamespace: CONTROL_NAMESPACE, logger });
   await readModel.start();
@@ -59,6 +68,7 @@ export async function startTestApi(options: { now?: () => Date } = {}): Promise<
   const organization = async (name: string, plan: 'free' | 'pro' = 'pro'): Promise<Organization> => {
     const existing = await store.get(OrganizationType, undefined, name);
     if (existing !== undefined) return existing;
+    if (options.createNamespaces === true) await ensureNamespace(store, `agentry-org-${name}`);
     const created = await store.create(OrganizationType, {
       apiVersion: apiVersionOf(OrganizationType),
       kind: OrganizationType.kind,
