@@ -52,3 +52,30 @@ export function secretData(values: Record<string, string>): Record<string, strin
     Object.entries(values).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')]),
   );
 }
+
+/** coordination.k8s.io/v1 Lease: leader election of operator replicas. */
+export const LeaseSchema = z.object({
+  apiVersion: z.literal('coordination.k8s.io/v1'),
+  kind: z.literal('Lease'),
+  metadata: ObjectMetaSchema,
+  spec: z
+    .object({
+      holderIdentity: z.string().nullable().optional(),
+      leaseDurationSeconds: z.number().int().nullable().optional(),
+      acquireTime: z.string().nullable().optional(),
+      renewTime: z.string().nullable().optional(),
+      leaseTransitions: z.number().int().nullable().optional(),
+    })
+    .optional(),
+});
+export type Lease = z.infer<typeof LeaseSchema>;
+
+export const LeaseType: ResourceType<Lease> = {
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  kind: 'Lease',
+  plural: 'leases',
+  namespaced: true,
+  hasStatusSubresource: false,
+  schema: LeaseSchema,
+};
