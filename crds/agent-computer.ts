@@ -22,7 +22,7 @@ export const AgentComputerSpecSchema = z.object({
   operatingMode: OperatingModeSchema.default('Running'),
   resources: WorkloadResourcesSchema.optional(),
   /** Hibernate after this long without a prompt; 0s never. */
-  idleTimeout: DurationSchema.default('30m'),
+  idleTimeout: DurationSchema.default('15m'),
   /** Made for one task (POST /tasks without workspaceId); deleted with it. */
   ephemeral: z.boolean().default(false),
   /** Changing it redeploys the workload (like `kubectl rollout restart`). */
@@ -77,3 +77,6 @@ export const AgentComputerType = defineCustomResource({
   ],
 });
 export type AgentComputer = CustomResource<AgentComputerSpec, AgentComputerStatus>;
+
+/** Set by the operator when it hibernated an idle agent computer itself; a user's start or stop clears it. */
+export const HIBERNATED_BY_ANNOTATION = 'agentry.dev/hibernated-by';

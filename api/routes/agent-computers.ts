@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { AgentComputerSpecSchema, AgentComputerType, apiVersionOf } from '../../crds/index.js';
-import type { AgentComputer } from '../../crds/index.js';
+import {
+  AgentComputerSpecSchema,
+  AgentComputerType,
+  HIBERNATED_BY_ANNOTATION,
+  apiVersionOf,
+} from '../../crds/index.js';
+import type { AgentComputer, OperatingMode } from '../../crds/index.js';
+import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
+import { updateWithRetry } from '../optimistic-update.js';
 import { ApiError } from '../errors.js';
 import { PaginationQuerySchema, listEnvelopeSchema, newestFirst, paginate } from '../pagination.js';
 import { AgentComputerRecordSchema, presentAgentComputer } from '../presenters/agent-computer.js';
@@ -34,6 +41,49 @@ export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinit
       throw ApiError.notFound('Agent computer');
     return ac;
   };
+
+  /** POST /:id/stop and /:id/start: set the intent; the operator converges (202). */
+  const operatingModeRoute = (
+    action: 'stop' | 'start',
+    mode: OperatingMode,
+    summary: string,
+  ): RouteDefinition =>
+    defineRoute({
+      method: 'post',
+      path: `/v1/agent-computers/:id/${action}`,
+      operationId: `${action}AgentComputer`,
+      summary,
+      tag: 'Agent computers',
+      scope: 'agent-computers:write',
+      params: IdParamsSchema,
+      responses: { 202: { description: 'Accepted; the status follows', schema: AgentComputerRecordSchema } },
+      handler: async ({ params, principal }) => {
+        const ac = findAgentComputer(principal.namespace, params.id);
+        const updated = await updateWithRetry(
+          deps.store,
+          AgentComputerType,
+          principal.namespace,
+          ac.metadata.name,
+          (current) => {
+            if (current.spec.operatingMode === mode && current.metadata.deletionTimestamp === undefined)
+              return undefined;
+            const annotations = Object.fromEntries(
+              Object.entries(current.metadata.annotations ?? {}).filter(
+                ([key]) => key !== HIBERNATED_BY_ANNOTATION,
+              ),
+            );
+            return {
+              ...current,
+              metadata: { ...current.metadata, annotations },
+              spec: { ...current.spec, operatingMode: mode },
+            };
+          },
+        );
+        if (updated === undefined) throw ApiError.notFound('Agent computer');
+        deps.readModel.agentComputers.observe(updated);
+        return { status: 202, body: presentAgentComputer(updated, deps.publicUrl) };
+      },
+    });
 
   return [
     defineRoute({
@@ -113,5 +163,33 @@ export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinit
         body: presentAgentComputer(findAgentComputer(principal.namespace, params.id), deps.publicUrl),
       }),
     }),
+    defineRoute({
+      method: 'delete',
+      path: '/v1/agent-computers/:id',
+      operationId: 'deleteAgentComputer',
+      summary: 'Delete an agent computer and everything made for it, its disk included',
+      tag: 'Agent computers',
+      scope: 'agent-computers:write',
+      params: IdParamsSchema,
+      responses: { 204: { description: 'Deleted (the workload is removed in the background)' } },
+      handler: async ({ params, principal }) => {
+        const ac = findAgentComputer(principal.namespace, params.id);
+        const left = await deps.store
+          .delete(AgentComputerType, principal.namespace, ac.metadata.name, { uid: ac.metadata.uid })
+          .catch((err: unknown) => {
+            if (isStoreError(err, 'NotFound')) throw ApiError.notFound('Agent computer');
+            throw err;
+          });
+        if (left === undefined) deps.readModel.agentComputers.observe(ac, true);
+        else deps.readModel.agentComputers.observe(left);
+        return { status: 204 };
+      },
+    }),
+    operatingModeRoute(
+      'stop',
+      'Hibernated',
+      'Hibernate an agent computer: the machine stops, the disk is kept',
+    ),
+    operatingModeRoute('start', 'Running', 'Resume a hibernated agent computer'),
   ];
 }

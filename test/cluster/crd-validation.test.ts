@@ -72,7 +72,7 @@ describe('the generated CRDs are live on the API server', () => {
     expect(created.spec).toMatchObject({
       displayName: 'Agent Computer',
       operatingMode: 'Running',
-      idleTimeout: '30m',
+      idleTimeout: '15m',
       ephemeral: false,
     });
   });

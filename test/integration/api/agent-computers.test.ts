@@ -119,3 +119,76 @@ describe('agent computers', () => {
     );
   });
 });
+
+describe('agent computer lifecycle endpoints', () => {
+  it('stop answers 202 and sets the intent to Hibernated, clearing an idle-timeout mark', async () => {
+    const made = await create(acme, { name: 'sleepy' });
+    const stored = await api.store.get(AgentComputerType, 'agentry-org-acme', made.id);
+    if (stored === undefined) throw new Error('missing');
+    await api.store.replace(AgentComputerType, {
+      ...stored,
+      metadata: { ...stored.metadata, annotations: { 'agentry.dev/hibernated-by': 'idle-timeout' } },
+    });
+    const res = await call(api, `/v1/agent-computers/${made.id}/stop`, { key: acme, method: 'POST' });
+    expect(res.status).toBe(202);
+    expect(AgentComputerRecordSchema.parse(await res.json()).id).toBe(made.id);
+    const after = await api.store.get(AgentComputerType, 'agentry-org-acme', made.id);
+    expect(after?.spec.operatingMode).toBe('Hibernated');
+    expect(after?.metadata.annotations?.['agentry.dev/hibernated-by']).toBeUndefined();
+  });
+
+  it('start answers 202 and sets the intent back to Running', async () => {
+    const made = await create(acme, { name: 'waking' });
+    await call(api, `/v1/agent-computers/${made.id}/stop`, { key: acme, method: 'POST' });
+    const res = await call(api, `/v1/agent-computers/${made.id}/start`, { key: acme, method: 'POST' });
+    expect(res.status).toBe(202);
+    expect((await api.store.get(AgentComputerType, 'agentry-org-acme', made.id))?.spec.operatingMode).toBe(
+      'Running',
+    );
+  });
+
+  it('keeps a field another writer set after the API cached the object (fresh read, versioned replace)', async () => {
+    const made = await create(acme, { name: 'contended' });
+    const before = await api.store.get(AgentComputerType, 'agentry-org-acme', made.id);
+    if (before === undefined) throw new Error('missing');
+    // The operator (or kubectl) writes meanwhile; the API's stale-free retry must keep this label.
+    await api.store.replace(AgentComputerType, {
+      ...before,
+      metadata: { ...before.metadata, labels: { team: 'core' } },
+    });
+    expect(
+      (await call(api, `/v1/agent-computers/${made.id}/stop`, { key: acme, method: 'POST' })).status,
+    ).toBe(202);
+    const after = await api.store.get(AgentComputerType, 'agentry-org-acme', made.id);
+    expect(after?.metadata.labels).toMatchObject({ team: 'core' });
+    expect(after?.spec.operatingMode).toBe('Hibernated');
+  });
+
+  it('delete answers 204, and the agent computer is gone from reads', async () => {
+    const made = await create(acme, { name: 'doomed' });
+    expect((await call(api, `/v1/agent-computers/${made.id}`, { key: acme, method: 'DELETE' })).status).toBe(
+      204,
+    );
+    await eventually(
+      async () => (await call(api, `/v1/agent-computers/${made.id}`, { key: acme })).status === 404,
+    );
+  });
+
+  it("cannot stop, start or delete another organization's agent computer", async () => {
+    const theirs = await create(globex, { name: 'not yours' });
+    for (const [method, path] of [
+      ['POST', 'stop'],
+      ['POST', 'start'],
+      ['DELETE', ''],
+    ] as const) {
+      const res = await call(api, `/v1/agent-computers/${theirs.id}${path === '' ? '' : `/${path}`}`, {
+        key: acme,
+        method,
+      });
+      expect(res.status).toBe(404);
+    }
+    expect(
+      (await api.store.get(AgentComputerType, 'agentry-org-globex', theirs.id))?.spec.operatingMode,
+    ).toBe('Running');
+  });
+});

@@ -1,0 +1,31 @@
+import type { KubeObject, ResourceType } from '../crds/index.js';
+import { isStoreError } from '../platform/store/types.js';
+import type { ResourceStore } from '../platform/store/types.js';
+
+const ATTEMPTS = 5;
+
+/**
+ * Read-modify-write with optimistic concurrency: reads the latest object, applies `mutate`, and
+ * replaces it with the version it read; on Conflict (the operator or another replica wrote
+ * meanwhile) it starts over from a fresh read, so no one's field is lost. `mutate` returning
+ * undefined means "nothing to change". Resolves undefined when the object does not exist.
+ */
+export async function updateWithRetry<T extends KubeObject>(
+  store: ResourceStore,
+  type: ResourceType<T>,
+  namespace: string | undefined,
+  name: string,
+  mutate: (current: T) => T | undefined,
+): Promise<T | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await store.get(type, namespace, name);
+    if (current === undefined) return undefined;
+    const next = mutate(current);
+    if (next === undefined) return current;
+    try {
+      return await store.replace(type, next);
+    } catch (err) {
+      if (!isStoreError(err, 'Conflict') || attempt >= ATTEMPTS) throw err;
+    }
+  }
+}

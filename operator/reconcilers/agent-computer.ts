@@ -1,0 +1,193 @@
+import { randomBytes } from 'node:crypto';
+import {
+  AgentComputerType,
+  HIBERNATED_BY_ANNOTATION,
+  SecretType,
+  apiVersionOf,
+  secretData,
+  secretValue,
+} from '../../crds/index.js';
+import type { AgentComputer, AgentComputerStatus, OwnerReference, Runtime } from '../../crds/index.js';
+import { parseDuration } from '../../platform/duration.js';
+import type { Logger } from '../../platform/log.js';
+import { deepEqual } from '../../platform/store/merge.js';
+import { isStoreError } from '../../platform/store/types.js';
+import type { ResourceStore } from '../../platform/store/types.js';
+import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
+import type { WorkloadObservation, WorkloadRuntime } from '../runtimes/types.js';
+import { workloadLabels } from '../runtimes/types.js';
+import { computeAgentComputerStatus } from './agent-computer-status.js';
+
+/** Holds deletion until the runtime removed what owner references cannot (a local process). */
+export const WORKLOAD_FINALIZER = 'agentry.dev/workload';
+
+/** How often a workload that is not ready yet is looked at again, besides its own watch events. */
+const NOT_READY_POLL_MS = 2_000;
+
+export interface AgentComputerReconcilerOptions {
+  store: ResourceStore;
+  runtimes: ReadonlyMap<Runtime, WorkloadRuntime>;
+  defaultRuntime: Runtime;
+  logger: Logger;
+  now?: () => Date;
+}
+
+export const tokenSecretName = (ac: AgentComputer): string => `${ac.metadata.name}-runner-token`;
+
+export const controllerReference = (ac: AgentComputer): OwnerReference => ({
+  apiVersion: apiVersionOf(AgentComputerType),
+  kind: AgentComputerType.kind,
+  name: ac.metadata.name,
+  uid: ac.metadata.uid ?? '',
+  controller: true,
+  blockOwnerDeletion: true,
+});
+
+/**
+ * Converges an AgentComputer: token Secret, the workload in its runtime, idle hibernation, and
+ * status conditions, written once per pass and only when they change.
+ */
+export class AgentComputerReconciler implements Reconciler {
+  private readonly now: () => Date;
+
+  constructor(private readonly options: AgentComputerReconcilerOptions) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  async reconcile(request: ReconcileRequest, signal: AbortSignal): Promise<ReconcileResult | undefined> {
+    const { store } = this.options;
+    const ac = await store.get(AgentComputerType, request.namespace, request.name);
+    if (ac === undefined) return undefined;
+    const runtime = this.runtimeOf(ac);
+    if (ac.metadata.deletionTimestamp !== undefined) {
+      await this.finalize(ac, runtime);
+      return undefined;
+    }
+    const current = await this.ensureFinalizer(ac);
+    if (await this.hibernateIfIdle(current)) return undefined; // the spec change wakes us again
+    let observation: WorkloadObservation | undefined;
+    let failure: string | undefined;
+    try {
+      const token = await this.ensureToken(current);
+      observation = await runtime.apply(
+        current,
+        { tokenSecretName: tokenSecretName(current), token },
+        signal,
+      );
+    } catch (err) {
+      failure = err instanceof Error ? err.message : String(err);
+      this.options.logger.warn({ err, agentComputer: request }, 'converging the workload failed');
+    }
+    const status = this.withActivity(
+      current,
+      computeAgentComputerStatus(current, observation, failure, this.now()),
+    );
+    await this.writeStatus(current, status);
+    if (failure !== undefined)
+      throw new Error(`converging ${request.namespace ?? ''}/${request.name}: ${failure}`);
+    return { requeueAfterMs: this.requeueAfter(current, status, observation) };
+  }
+
+  private runtimeOf(ac: AgentComputer): WorkloadRuntime {
+    const name = ac.spec.runtime ?? this.options.defaultRuntime;
+    const runtime = this.options.runtimes.get(name);
+    if (runtime === undefined) throw new Error(`runtime ${name} is not enabled in this operator`);
+    return runtime;
+  }
+
+  private async finalize(ac: AgentComputer, runtime: WorkloadRuntime): Promise<void> {
+    if (!(ac.metadata.finalizers ?? []).includes(WORKLOAD_FINALIZER)) return;
+    await runtime.remove(ac);
+    const finalizers = (ac.metadata.finalizers ?? []).filter((f) => f !== WORKLOAD_FINALIZER);
+    await this.options.store.replace(AgentComputerType, { ...ac, metadata: { ...ac.metadata, finalizers } });
+  }
+
+  private async ensureFinalizer(ac: AgentComputer): Promise<AgentComputer> {
+    if ((ac.metadata.finalizers ?? []).includes(WORKLOAD_FINALIZER)) return ac;
+    const finalizers = [...(ac.metadata.finalizers ?? []), WORKLOAD_FINALIZER];
+    return this.options.store.replace(AgentComputerType, { ...ac, metadata: { ...ac.metadata, finalizers } });
+  }
+
+  /** The runner's token: made once, kept in a Secret the AgentComputer owns, never in its spec or status. */
+  private async ensureToken(ac: AgentComputer): Promise<string> {
+    const { store } = this.options;
+    const namespace = ac.metadata.namespace;
+    const existing = await store.get(SecretType, namespace, tokenSecretName(ac));
+    const token = existing === undefined ? undefined : secretValue(existing, 'token');
+    if (token !== undefined) return token;
+    const fresh = randomBytes(32).toString('base64url');
+    try {
+      await store.create(SecretType, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        type: 'agentry.dev/runner-token',
+        metadata: {
+          name: tokenSecretName(ac),
+          namespace,
+          labels: workloadLabels(ac),
+          ownerReferences: [controllerReference(ac)],
+        },
+        data: secretData({ token: fresh }),
+      });
+      return fresh;
+    } catch (err) {
+      if (!isStoreError(err, 'AlreadyExists')) throw err;
+      const raced = await store.get(SecretType, namespace, tokenSecretName(ac));
+      const value = raced === undefined ? undefined : secretValue(raced, 'token');
+      if (value === undefined) throw new Error('the runner token Secret has no token', { cause: err });
+      return value;
+    }
+  }
+
+  private idleDeadline(ac: AgentComputer): number | undefined {
+    const idleMs = parseDuration(ac.spec.idleTimeout);
+    if (idleMs === 0 || ac.spec.operatingMode !== 'Running') return undefined;
+    const since = ac.status?.lastActivityAt ?? ac.metadata.creationTimestamp;
+    return since === undefined ? undefined : Date.parse(since) + idleMs;
+  }
+
+  /** Idle for idleTimeout: hibernate, as if the user had asked, saying so in an annotation. */
+  private async hibernateIfIdle(ac: AgentComputer): Promise<boolean> {
+    const deadline = this.idleDeadline(ac);
+    if (deadline === undefined || deadline > this.now().getTime()) return false;
+    const annotations = { ...ac.metadata.annotations, [HIBERNATED_BY_ANNOTATION]: 'idle-timeout' };
+    await this.options.store.replace(AgentComputerType, {
+      ...ac,
+      metadata: { ...ac.metadata, annotations },
+      spec: { ...ac.spec, operatingMode: 'Hibernated' },
+    });
+    this.options.logger.info(
+      { agentComputer: ac.metadata.name, namespace: ac.metadata.namespace },
+      'hibernated after idle timeout',
+    );
+    return true;
+  }
+
+  /** A (re)start counts as activity, so a resumed workspace is not hibernated again at once. */
+  private withActivity(ac: AgentComputer, status: AgentComputerStatus): AgentComputerStatus {
+    const wasHibernated = ac.status?.conditions?.some((c) => c.type === 'Hibernated' && c.status === 'True');
+    const resuming =
+      ac.spec.operatingMode === 'Running' &&
+      (wasHibernated === true || ac.status?.lastActivityAt === undefined);
+    return resuming ? { ...status, lastActivityAt: isoMillis(this.now()) } : status;
+  }
+
+  private async writeStatus(ac: AgentComputer, status: AgentComputerStatus): Promise<void> {
+    if (deepEqual(JSON.parse(JSON.stringify(ac.status ?? {})), JSON.parse(JSON.stringify(status)))) return;
+    await this.options.store.replaceStatus(AgentComputerType, { ...ac, status });
+  }
+
+  private requeueAfter(
+    ac: AgentComputer,
+    status: AgentComputerStatus,
+    obs: WorkloadObservation | undefined,
+  ): number | undefined {
+    if (ac.spec.operatingMode === 'Running' && obs?.ready !== true && obs?.provisionError === undefined) {
+      return NOT_READY_POLL_MS;
+    }
+    const deadline = this.idleDeadline({ ...ac, status });
+    return deadline === undefined ? undefined : Math.max(deadline - this.now().getTime(), 1_000);
+  }
+}
+
+const isoMillis = (date: Date): string => date.toISOString();
