@@ -79,3 +79,37 @@ export const LeaseType: ResourceType<Lease> = {
   hasStatusSubresource: false,
   schema: LeaseSchema,
 };
+
+/** core/v1 Event: what `kubectl describe` shows under a resource. */
+export const EventSchema = z.object({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('Event'),
+  metadata: ObjectMetaSchema,
+  involvedObject: z.object({
+    apiVersion: z.string().optional(),
+    kind: z.string().optional(),
+    name: z.string().optional(),
+    namespace: z.string().optional(),
+    uid: z.string().optional(),
+  }),
+  type: z.enum(['Normal', 'Warning']).optional(),
+  reason: z.string().optional(),
+  message: z.string().optional(),
+  count: z.number().int().optional(),
+  firstTimestamp: z.string().nullable().optional(),
+  lastTimestamp: z.string().nullable().optional(),
+  source: z.object({ component: z.string().optional() }).optional(),
+  reportingComponent: z.string().optional(),
+  reportingInstance: z.string().optional(),
+});
+export type KubeEvent = z.infer<typeof EventSchema>;
+
+export const EventType: ResourceType<KubeEvent> = {
+  group: '',
+  version: 'v1',
+  kind: 'Event',
+  plural: 'events',
+  namespaced: true,
+  hasStatusSubresource: false,
+  schema: EventSchema,
+};

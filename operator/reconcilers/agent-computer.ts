@@ -9,6 +9,7 @@ import {
 } from '../../crds/index.js';
 import type { AgentComputer, AgentComputerStatus, OwnerReference, Runtime } from '../../crds/index.js';
 import { parseDuration } from '../../platform/duration.js';
+import type { EventRecorder } from '../../platform/events.js';
 import type { Logger } from '../../platform/log.js';
 import { deepEqual } from '../../platform/store/merge.js';
 import { isStoreError } from '../../platform/store/types.js';
@@ -26,6 +27,7 @@ const NOT_READY_POLL_MS = 2_000;
 
 export interface AgentComputerReconcilerOptions {
   store: ResourceStore;
+  events?: EventRecorder;
   runtimes: ReadonlyMap<Runtime, WorkloadRuntime>;
   defaultRuntime: Runtime;
   logger: Logger;
@@ -83,6 +85,7 @@ export class AgentComputerReconciler implements Reconciler {
       computeAgentComputerStatus(current, observation, failure, this.now()),
     );
     await this.writeStatus(current, status);
+    await this.recordTransitions(current, status);
     if (failure !== undefined)
       throw new Error(`converging ${request.namespace ?? ''}/${request.name}: ${failure}`);
     return { requeueAfterMs: this.requeueAfter(current, status, observation) };
@@ -175,6 +178,28 @@ export class AgentComputerReconciler implements Reconciler {
   private async writeStatus(ac: AgentComputer, status: AgentComputerStatus): Promise<void> {
     if (deepEqual(JSON.parse(JSON.stringify(ac.status ?? {})), JSON.parse(JSON.stringify(status)))) return;
     await this.options.store.replaceStatus(AgentComputerType, { ...ac, status });
+  }
+
+  /** Kubernetes Events for the transitions a person watching `kubectl describe` cares about. */
+  private async recordTransitions(ac: AgentComputer, next: AgentComputerStatus): Promise<void> {
+    const events = this.options.events;
+    if (events === undefined) return;
+    const was = (type: string) => ac.status?.conditions?.find((c) => c.type === type)?.status;
+    const is = (type: string) => next.conditions?.find((c) => c.type === type)?.status;
+    if (next.provisionError !== undefined && next.provisionError !== ac.status?.provisionError) {
+      await events.record(ac, 'Warning', 'ProvisionFailed', next.provisionError);
+    }
+    if (is('Ready') === 'True' && was('Ready') !== 'True') {
+      await events.record(
+        ac,
+        'Normal',
+        'RunnerReady',
+        `the runner in ${next.sandboxId ?? 'the workload'} is ready`,
+      );
+    }
+    if (is('Hibernated') === 'True' && was('Hibernated') !== 'True') {
+      await events.record(ac, 'Normal', 'Hibernated', 'the workload is stopped; its disk is kept');
+    }
   }
 
   private requeueAfter(
