@@ -14,11 +14,14 @@ export interface Principal {
   namespace: string;
 }
 
-const principals = new WeakMap<Request, Principal>();
+const principals = new WeakMap<object, Principal>();
 
 export const setPrincipal = (req: Request, principal: Principal): void => {
   principals.set(req, principal);
 };
+
+/** The caller, if the request got past authentication (for logs). */
+export const findPrincipal = (req: object): Principal | undefined => principals.get(req);
 
 /** The caller of an authenticated route; a route that reaches here unauthenticated is a bug. */
 export function principalOf(req: Request): Principal {

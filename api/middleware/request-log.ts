@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pinoHttp } from 'pino-http';
 import type { RequestHandler } from 'express';
 import type { Logger } from '../../platform/log.js';
+import { findPrincipal } from '../auth/principal.js';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -18,6 +19,13 @@ export function requestLog(options: { logger: Logger }): RequestHandler {
       const id = typeof incoming === 'string' && CLIENT_REQUEST_ID.test(incoming) ? incoming : randomUUID();
       res.setHeader('x-request-id', id);
       return id;
+    },
+    // Who called, for audit and debugging: organization and key id (a hash prefix), never the key.
+    customProps(req: IncomingMessage) {
+      const principal = findPrincipal(req);
+      return principal === undefined
+        ? {}
+        : { org: principal.organization.metadata.name, keyId: principal.keyId };
     },
     customLogLevel(_req, res, err) {
       if (err !== undefined || res.statusCode >= 500) return 'error';
