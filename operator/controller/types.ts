@@ -28,8 +28,12 @@ export class TerminalError extends Error {
 /** A secondary resource whose changes wake the primary object(s) it maps to. */
 export interface WatchSource<T extends KubeObject = KubeObject> {
   type: ResourceType<T>;
-  /** Defaults to the controller owner reference of the object's primary kind. */
-  map?: (object: T) => ReconcileRequest[];
+  /**
+   * Defaults to the controller owner reference of the object's primary kind. A method, so that a
+   * `WatchSource<Secret>` fits `watches: WatchSource[]` (method parameters are bivariant); it is only
+   * ever called with objects of `type`.
+   */
+  map?(object: T): ReconcileRequest[];
 }
 
 export interface ControllerDefinition<T extends KubeObject = KubeObject> {

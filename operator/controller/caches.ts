@@ -1,0 +1,127 @@
+import { apiVersionOf } from '../../crds/resource.js';
+import type { KubeObject, ResourceType } from '../../crds/resource.js';
+import { Informer } from '../../platform/store/informer.js';
+import type { InformerEvent } from '../../platform/store/informer.js';
+import type { Logger } from '../../platform/log.js';
+import type { ResourceStore } from '../../platform/store/types.js';
+
+/**
+ * Read access to the manager's informer caches: what reconcilers read instead of the store (no round
+ * trip, and the same view that woke them). A cache lags the store by a watch event; after writing,
+ * a reconciler records its write with `observe` so its next read does not see the old object.
+ */
+export interface Caches {
+  /** Throws when no controller watches `type` and it was not added with `ControllerManager.cache`. */
+  get<T extends KubeObject>(
+    type: ResourceType<T>,
+    namespace: string | undefined,
+    name: string,
+  ): T | undefined;
+  list<T extends KubeObject>(type: ResourceType<T>, namespace?: string): T[];
+  observe<T extends KubeObject>(type: ResourceType<T>, object: T, deleted?: boolean): void;
+}
+
+type Handler<T> = (event: InformerEvent<T>) => void;
+
+interface Entry<T extends KubeObject> {
+  type: ResourceType<T>;
+  informer: Informer<T>;
+  handlers: Handler<T>[];
+}
+
+const typeKey = (type: ResourceType): string => `${apiVersionOf(type)}/${type.kind}`;
+
+/**
+ * One informer per resource type, however many controllers watch it, with its events fanned out to
+ * every handler. Handlers are added before `start`: the start's list then reaches each of them.
+ */
+export class SharedInformers implements Caches {
+  private readonly entries = new Map<string, Entry<KubeObject>>();
+  private started = false;
+
+  constructor(
+    private readonly store: ResourceStore,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Ensures an informer for `type`; with `handler`, calls it for every change. */
+  register<T extends KubeObject>(type: ResourceType<T>, handler?: Handler<T>): void {
+    const entry = this.entry(type) ?? this.create(type);
+    if (handler !== undefined) entry.handlers.push(handler);
+  }
+
+  /** Lists every type and starts watching; resolves once all caches hold the listed state. */
+  async start(): Promise<void> {
+    this.started = true;
+    await Promise.all([...this.entries.values()].map((entry) => entry.informer.start()));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((entry) => entry.informer.stop()));
+  }
+
+  get<T extends KubeObject>(
+    type: ResourceType<T>,
+    namespace: string | undefined,
+    name: string,
+  ): T | undefined {
+    return this.require(type).informer.get(namespace, name);
+  }
+
+  list<T extends KubeObject>(type: ResourceType<T>, namespace?: string): T[] {
+    return this.require(type).informer.list(namespace);
+  }
+
+  observe<T extends KubeObject>(type: ResourceType<T>, object: T, deleted = false): void {
+    this.require(type).informer.observe(object, deleted);
+  }
+
+  private create<T extends KubeObject>(type: ResourceType<T>): Entry<T> {
+    if (this.started) {
+      throw new Error(`cannot add an informer for ${type.kind} after the caches started`);
+    }
+    const handlers: Handler<T>[] = [];
+    const informer = new Informer(this.store, type, {
+      logger: this.logger,
+      onEvent: (event) => {
+        for (const handler of handlers) this.dispatch(type, handler, event);
+      },
+    });
+    const entry: Entry<T> = { type, informer, handlers };
+    // Entry<T> is not assignable to Entry<KubeObject> (handlers are contravariant); `entry()` below
+    // only hands it back for this very type descriptor.
+    this.entries.set(typeKey(type), entry as unknown as Entry<KubeObject>);
+    return entry;
+  }
+
+  private entry<T extends KubeObject>(type: ResourceType<T>): Entry<T> | undefined {
+    const entry = this.entries.get(typeKey(type));
+    if (entry === undefined) return undefined;
+    if (entry.type !== type) {
+      throw new Error(`two different descriptors of ${typeKey(type)}: use one ResourceType object per kind`);
+    }
+    return entry as unknown as Entry<T>; // the same descriptor created it, so it holds T
+  }
+
+  private require<T extends KubeObject>(type: ResourceType<T>): Entry<T> {
+    const entry = this.entry(type);
+    if (entry === undefined) {
+      throw new Error(`no cache of ${type.kind}: watch it in a controller or add it with manager.cache()`);
+    }
+    return entry;
+  }
+
+  /** A handler that throws would end the informer's watch; log it and carry on instead. */
+  private dispatch<T extends KubeObject>(
+    type: ResourceType<T>,
+    handler: Handler<T>,
+    event: InformerEvent<T>,
+  ): void {
+    try {
+      handler(event);
+    } catch (err) {
+      const { namespace, name } = event.object.metadata;
+      this.logger.error({ err, kind: type.kind, namespace, name }, 'informer event handler failed');
+    }
+  }
+}
