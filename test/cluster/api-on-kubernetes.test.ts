@@ -44,7 +44,7 @@ describe('the API server on a real kube-apiserver', () => {
       apiVersion: 'agentry.dev/v1alpha1',
       kind: 'AgentComputer',
       metadata: { name: id, namespace: `agentry-org-${acme}` },
-      spec: { displayName: 'GitOps box', operatingMode: 'Running', idleTimeout: '30m', ephemeral: false },
+      spec: { displayName: 'GitOps box', operatingMode: 'Running', idleTimeout: '15m', ephemeral: false },
     });
     await eventually(
       async () => (await call(api, `/v1/agent-computers/${id}`, { key: acmeKey })).status === 200,
