@@ -3,11 +3,10 @@ import {
   AgentComputerType,
   HIBERNATED_BY_ANNOTATION,
   SecretType,
-  apiVersionOf,
   secretData,
   secretValue,
 } from '../../crds/index.js';
-import type { AgentComputer, AgentComputerStatus, OwnerReference, Runtime } from '../../crds/index.js';
+import type { AgentComputer, AgentComputerStatus, Runtime } from '../../crds/index.js';
 import { parseDuration } from '../../platform/duration.js';
 import type { EventRecorder } from '../../platform/events.js';
 import type { Logger } from '../../platform/log.js';
@@ -15,6 +14,7 @@ import { deepEqual } from '../../platform/store/merge.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
+import { controllerReference } from '../runtimes/kube-types.js';
 import type { WorkloadObservation, WorkloadRuntime } from '../runtimes/types.js';
 import { workloadLabels } from '../runtimes/types.js';
 import { computeAgentComputerStatus } from './agent-computer-status.js';
@@ -36,14 +36,6 @@ export interface AgentComputerReconcilerOptions {
 
 export const tokenSecretName = (ac: AgentComputer): string => `${ac.metadata.name}-runner-token`;
 
-export const controllerReference = (ac: AgentComputer): OwnerReference => ({
-  apiVersion: apiVersionOf(AgentComputerType),
-  kind: AgentComputerType.kind,
-  name: ac.metadata.name,
-  uid: ac.metadata.uid ?? '',
-  controller: true,
-  blockOwnerDeletion: true,
-});
 
 /**
  * Converges an AgentComputer: token Secret, the workload in its runtime, idle hibernation, and

@@ -1,0 +1,411 @@
+// Kubernetes kinds the pod and kubevirt runtimes make, and the create-or-update plumbing they share.
+// Schemas type only the fields we read or write; `z.looseObject` keeps every other field, so a
+// read-modify-write never drops what the API server, KubeVirt's webhooks or an admin added.
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { ObjectMetaSchema } from '../../crds/index.js';
+import type {
+  AgentComputer,
+  KubeObject,
+  ObjectMeta,
+  OwnerReference,
+  ResourceType,
+} from '../../crds/index.js';
+import { isStoreError } from '../../platform/store/types.js';
+import type { ResourceStore } from '../../platform/store/types.js';
+
+const ConditionSchema = z.looseObject({
+  type: z.string(),
+  status: z.string(),
+  reason: z.string().optional(),
+  message: z.string().optional(),
+});
+
+const ContainerStateSchema = z.looseObject({
+  waiting: z.looseObject({ reason: z.string().optional(), message: z.string().optional() }).optional(),
+  terminated: z
+    .looseObject({ reason: z.string().optional(), message: z.string().optional(), exitCode: z.number() })
+    .optional(),
+});
+
+const ContainerStatusSchema = z.looseObject({
+  name: z.string(),
+  image: z.string().optional(),
+  ready: z.boolean().optional(),
+  state: ContainerStateSchema.optional(),
+});
+
+export const PodSchema = z.object({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('Pod'),
+  metadata: ObjectMetaSchema,
+  spec: z.looseObject({
+    containers: z.array(z.looseObject({ name: z.string(), image: z.string().optional() })),
+  }),
+  status: z
+    .looseObject({
+      phase: z.string().optional(),
+      reason: z.string().optional(),
+      message: z.string().optional(),
+      conditions: z.array(ConditionSchema).optional(),
+      containerStatuses: z.array(ContainerStatusSchema).optional(),
+      initContainerStatuses: z.array(ContainerStatusSchema).optional(),
+    })
+    .optional(),
+});
+export type Pod = z.infer<typeof PodSchema>;
+export const PodType: ResourceType<Pod> = {
+  group: '',
+  version: 'v1',
+  kind: 'Pod',
+  plural: 'pods',
+  namespaced: true,
+  hasStatusSubresource: true,
+  schema: PodSchema,
+};
+
+export const PersistentVolumeClaimSchema = z.object({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('PersistentVolumeClaim'),
+  metadata: ObjectMetaSchema,
+  spec: z.looseObject({
+    accessModes: z.array(z.string()).optional(),
+    storageClassName: z.string().nullish(),
+    resources: z.looseObject({ requests: z.record(z.string(), z.string()).optional() }).optional(),
+  }),
+  status: z.looseObject({ phase: z.string().optional() }).optional(),
+});
+export type PersistentVolumeClaim = z.infer<typeof PersistentVolumeClaimSchema>;
+export const PersistentVolumeClaimType: ResourceType<PersistentVolumeClaim> = {
+  group: '',
+  version: 'v1',
+  kind: 'PersistentVolumeClaim',
+  plural: 'persistentvolumeclaims',
+  namespaced: true,
+  hasStatusSubresource: true,
+  schema: PersistentVolumeClaimSchema,
+};
+
+export const ServiceSchema = z.object({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('Service'),
+  metadata: ObjectMetaSchema,
+  spec: z.looseObject({
+    type: z.string().optional(),
+    selector: z.record(z.string(), z.string()).optional(),
+    ports: z.array(z.looseObject({ port: z.number() })).optional(),
+  }),
+  status: z.looseObject({}).optional(),
+});
+export type Service = z.infer<typeof ServiceSchema>;
+export const ServiceType: ResourceType<Service> = {
+  group: '',
+  version: 'v1',
+  kind: 'Service',
+  plural: 'services',
+  namespaced: true,
+  hasStatusSubresource: true,
+  schema: ServiceSchema,
+};
+
+export const NetworkPolicySchema = z.object({
+  apiVersion: z.literal('networking.k8s.io/v1'),
+  kind: z.literal('NetworkPolicy'),
+  metadata: ObjectMetaSchema,
+  spec: z.looseObject({
+    podSelector: z.looseObject({ matchLabels: z.record(z.string(), z.string()).optional() }),
+    policyTypes: z.array(z.string()).optional(),
+    ingress: z.array(z.looseObject({})).optional(),
+    egress: z.array(z.looseObject({})).optional(),
+  }),
+});
+export type NetworkPolicy = z.infer<typeof NetworkPolicySchema>;
+export const NetworkPolicyType: ResourceType<NetworkPolicy> = {
+  group: 'networking.k8s.io',
+  version: 'v1',
+  kind: 'NetworkPolicy',
+  plural: 'networkpolicies',
+  namespaced: true,
+  hasStatusSubresource: false,
+  schema: NetworkPolicySchema,
+};
+
+export const VirtualMachineSchema = z.object({
+  apiVersion: z.literal('kubevirt.io/v1'),
+  kind: z.literal('VirtualMachine'),
+  metadata: ObjectMetaSchema,
+  spec: z.looseObject({
+    // A string, not an enum: KubeVirt also knows Manual, Once and RerunOnFailure.
+    runStrategy: z.string().optional(),
+    template: z
+      .looseObject({
+        metadata: z
+          .looseObject({
+            labels: z.record(z.string(), z.string()).optional(),
+            annotations: z.record(z.string(), z.string()).optional(),
+          })
+          .optional(),
+      })
+      .optional(),
+    dataVolumeTemplates: z.array(z.looseObject({})).optional(),
+  }),
+  status: z
+    .looseObject({
+      printableStatus: z.string().optional(),
+      ready: z.boolean().optional(),
+      conditions: z.array(ConditionSchema).optional(),
+    })
+    .optional(),
+});
+export type VirtualMachine = z.infer<typeof VirtualMachineSchema>;
+export const VirtualMachineType: ResourceType<VirtualMachine> = {
+  group: 'kubevirt.io',
+  version: 'v1',
+  kind: 'VirtualMachine',
+  plural: 'virtualmachines',
+  namespaced: true,
+  hasStatusSubresource: true,
+  schema: VirtualMachineSchema,
+};
+
+/** The controller reference every workload object carries, so the cluster collects it with its owner. */
+export function controllerReference(ac: AgentComputer): OwnerReference {
+  const uid = ac.metadata.uid;
+  if (uid === undefined || uid === '') {
+    throw new Error(
+      `AgentComputer ${ac.metadata.namespace ?? ''}/${ac.metadata.name} has no uid: read it from the store before applying a runtime`,
+    );
+  }
+  return {
+    apiVersion: ac.apiVersion,
+    kind: ac.kind,
+    name: ac.metadata.name,
+    uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/** The first characters of a SHA-256: a stable, name-safe digest. */
+export const shortHash = (text: string, length = 10): string =>
+  createHash('sha256').update(text).digest('hex').slice(0, length);
+
+/**
+ * `<name>-<suffix>` as an RFC 1035 label (what a Service name must be): AgentComputer names are UUIDs
+ * that often start with a digit, which a Service refuses, so those get an `ac-` prefix; names too
+ * long for 63 characters are cut and keep a hash of the whole.
+ */
+export function serviceName(name: string, suffix: string): string {
+  const wanted = /^[a-z]/.test(name) ? `${name}-${suffix}` : `ac-${name}-${suffix}`;
+  if (wanted.length <= 63) return wanted;
+  const hash = shortHash(wanted, 8);
+  return `${wanted.slice(0, 63 - hash.length - 1).replace(/-+$/, '')}-${hash}`;
+}
+
+/** Cluster-internal URL of a workload's runner Service. */
+export const serviceEndpoint = (service: string, namespace: string, port: number): string =>
+  `http://${service}.${namespace}.svc:${port}`;
+
+const SUFFIXES: Record<string, number> = {
+  '': 1,
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+
+/** A Kubernetes quantity as a number ("1536Mi" → 1610612736, "500m" → 0.5); NaN if it is not one. */
+export function quantityValue(quantity: string): number {
+  const match = /^([0-9]+(?:\.[0-9]+)?)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/.exec(quantity);
+  if (match === null) return Number.NaN;
+  return Number(match[1]) * (SUFFIXES[match[2] ?? ''] ?? Number.NaN);
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Whether `actual` already holds everything in `wanted`: objects by their keys (extra keys, such as
+ * server defaults, are fine), arrays element by element at the same length, scalars by equality.
+ */
+export function contains(actual: unknown, wanted: unknown): boolean {
+  if (wanted === undefined) return true;
+  if (Array.isArray(wanted)) {
+    return (
+      Array.isArray(actual) &&
+      actual.length === wanted.length &&
+      wanted.every((item, i) => contains(actual[i], item))
+    );
+  }
+  if (isPlainObject(wanted)) {
+    return (
+      isPlainObject(actual) && Object.entries(wanted).every(([key, value]) => contains(actual[key], value))
+    );
+  }
+  return Object.is(actual, wanted);
+}
+
+/** `wanted` laid over `actual`: objects merge key by key, anything else (arrays too) is replaced. */
+export function deepMerge(actual: unknown, wanted: unknown): unknown {
+  if (wanted === undefined) return actual;
+  if (!isPlainObject(wanted) || !isPlainObject(actual)) return wanted;
+  const merged: Record<string, unknown> = { ...actual };
+  for (const [key, value] of Object.entries(wanted)) merged[key] = deepMerge(actual[key], value);
+  return merged;
+}
+
+export interface EnsureOptions<T extends KubeObject> {
+  /**
+   * How an existing object's top-level fields (spec, data...) take ours: `deep` keeps fields we do
+   * not set (server defaults, webhook additions); `replace` makes each of our fields exactly ours.
+   */
+  merge: 'deep' | 'replace';
+  /** What we want of an existing object, when not all of `desired` may change (immutable fields). */
+  owned?: (existing: T) => T;
+  /** Annotations we own even when absent from `desired`: absent there means removed. */
+  managedAnnotations?: readonly string[];
+}
+
+const ENVELOPE = new Set(['apiVersion', 'kind', 'metadata', 'status']);
+const bodyOf = (object: KubeObject): [string, unknown][] =>
+  Object.entries(object).filter(([key]) => !ENVELOPE.has(key));
+
+function isOurController(metadata: ObjectMeta, owner: OwnerReference | undefined): boolean {
+  const controllers = (metadata.ownerReferences ?? []).filter((ref) => ref.controller === true);
+  return owner === undefined || (controllers.length === 1 && contains(controllers[0], owner));
+}
+
+function metadataMatches(actual: ObjectMeta, wanted: ObjectMeta, managed: readonly string[]): boolean {
+  const owner = wanted.ownerReferences?.find((ref) => ref.controller === true);
+  return (
+    contains(actual.labels ?? {}, wanted.labels ?? {}) &&
+    contains(actual.annotations ?? {}, wanted.annotations ?? {}) &&
+    managed.every((key) => actual.annotations?.[key] === wanted.annotations?.[key]) &&
+    isOurController(actual, owner)
+  );
+}
+
+function mergeMetadata(actual: ObjectMeta, wanted: ObjectMeta, managed: readonly string[]): ObjectMeta {
+  const annotations = Object.fromEntries(
+    Object.entries(actual.annotations ?? {}).filter(([key]) => !managed.includes(key)),
+  );
+  const others = (actual.ownerReferences ?? []).filter(
+    (ref) => ref.controller !== true && !wanted.ownerReferences?.some((ours) => ours.uid === ref.uid),
+  );
+  return {
+    ...actual,
+    labels: { ...actual.labels, ...wanted.labels },
+    annotations: { ...annotations, ...wanted.annotations },
+    ownerReferences: [...others, ...(wanted.ownerReferences ?? [])],
+  };
+}
+
+/** The object to write so `existing` holds what we own of `desired`; undefined when it already does. */
+export function updatedObject<T extends KubeObject>(
+  type: ResourceType<T>,
+  existing: T,
+  desired: T,
+  options: EnsureOptions<T>,
+): T | undefined {
+  const wanted = options.owned?.(existing) ?? desired;
+  const managed = options.managedAnnotations ?? [];
+  const current = Object.fromEntries(bodyOf(existing));
+  const body = bodyOf(wanted);
+  // Replaced fields must match both ways: a rule we dropped is a difference too.
+  const same = (key: string, value: unknown): boolean =>
+    contains(current[key], value) && (options.merge === 'deep' || contains(value, current[key]));
+  if (metadataMatches(existing.metadata, wanted.metadata, managed) && body.every(([k, v]) => same(k, v))) {
+    return undefined;
+  }
+  const merged: Record<string, unknown> = {
+    ...Object.fromEntries(Object.entries(existing)),
+    metadata: mergeMetadata(existing.metadata, wanted.metadata, managed),
+  };
+  for (const [key, value] of body)
+    merged[key] = options.merge === 'deep' ? deepMerge(current[key], value) : value;
+  return type.schema.parse(merged);
+}
+
+/** A controller other than `desired`'s owns `existing`: never adopt it (it may hold another's data). */
+function foreignController(existing: KubeObject, desired: KubeObject): OwnerReference | undefined {
+  const ours = desired.metadata.ownerReferences?.find((ref) => ref.controller === true);
+  const theirs = existing.metadata.ownerReferences?.find((ref) => ref.controller === true);
+  return ours !== undefined && theirs !== undefined && theirs.uid !== ours.uid ? theirs : undefined;
+}
+
+/**
+ * Creates `desired`, or brings the existing object's fields we own in line with it; writes nothing
+ * when they already match. A Conflict or AlreadyExists (someone wrote in between) is retried once,
+ * from a fresh read.
+ */
+export async function ensureObject<T extends KubeObject>(
+  store: ResourceStore,
+  type: ResourceType<T>,
+  desired: T,
+  options: EnsureOptions<T>,
+): Promise<{ object: T; wrote: 'created' | 'updated' | 'unchanged' }> {
+  const { namespace, name } = desired.metadata;
+  const what = `${type.kind} ${namespace ?? ''}/${name}`;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const existing = await store.get(type, namespace, name);
+      if (existing === undefined) return { object: await store.create(type, desired), wrote: 'created' };
+      const foreign = foreignController(existing, desired);
+      if (foreign !== undefined) {
+        throw new Error(
+          `${what} is controlled by ${foreign.kind} ${foreign.name} (uid ${foreign.uid}), not by this one; it is left alone until it is gone`,
+        );
+      }
+      const next =
+        existing.metadata.deletionTimestamp === undefined
+          ? updatedObject(type, existing, desired, options)
+          : undefined;
+      if (next === undefined) return { object: existing, wrote: 'unchanged' };
+      return { object: await store.replace(type, next), wrote: 'updated' };
+    } catch (err) {
+      const raced = isStoreError(err, 'Conflict') || isStoreError(err, 'AlreadyExists');
+      if (raced && attempt === 1) continue;
+      throw new Error(`ensuring ${what}`, { cause: err });
+    }
+  }
+}
+
+/** Deletes an object if it is still the incarnation `uid` names; gone already is fine. */
+export async function deleteIfOwned<T extends KubeObject>(
+  store: ResourceStore,
+  type: ResourceType<T>,
+  object: T,
+): Promise<void> {
+  const { namespace, name, uid } = object.metadata;
+  try {
+    await store.delete(type, namespace, name, uid === undefined ? {} : { uid });
+  } catch (err) {
+    // NotFound: already gone; Conflict: a newer incarnation with the same name, not ours to delete.
+    if (isStoreError(err, 'NotFound') || isStoreError(err, 'Conflict')) return;
+    throw new Error(`deleting ${type.kind} ${namespace ?? ''}/${name}`, { cause: err });
+  }
+}
+
+/** Deletes the object named `name` if `ownerUid` controls it; anything else is left alone. */
+export async function deleteControlled<T extends KubeObject>(
+  store: ResourceStore,
+  type: ResourceType<T>,
+  namespace: string,
+  name: string,
+  ownerUid: string,
+): Promise<void> {
+  const object = await store.get(type, namespace, name);
+  const refs = object?.metadata.ownerReferences ?? [];
+  if (object !== undefined && refs.some((ref) => ref.controller === true && ref.uid === ownerUid)) {
+    await deleteIfOwned(store, type, object);
+  }
+}

@@ -1,0 +1,442 @@
+// The `kubevirt` runtime (DESIGN.md §3): an AgentComputer as a kubevirt.io/v1 VirtualMachine whose
+// root disk is a DataVolume (kept across hibernation and redeploys), booted with cloud-init from a
+// Secret, reached through a Service and fenced by a NetworkPolicy.
+import { stringify } from 'yaml';
+import { secretData } from '../../crds/index.js';
+import type { AgentComputer, OwnerReference, Secret } from '../../crds/index.js';
+import { SecretType } from '../../crds/index.js';
+import type { Logger } from '../../platform/log.js';
+import type { ResourceStore } from '../../platform/store/types.js';
+import { TerminalError } from '../controller/types.js';
+import {
+  NetworkPolicyType,
+  ServiceType,
+  VirtualMachineType,
+  controllerReference,
+  deleteControlled,
+  ensureObject,
+  quantityValue,
+  serviceEndpoint,
+  serviceName,
+} from './kube-types.js';
+import type { Service, VirtualMachine } from './kube-types.js';
+import { runnerNetworkPolicy } from './network-policy.js';
+import type { EgressOptions } from './network-policy.js';
+import type { WorkloadDefaults } from './pod.js';
+import { WORKDIR } from './pod.js';
+import { RUNNER_PORT, workloadLabels } from './types.js';
+import type { WorkloadContext, WorkloadObservation, WorkloadRuntime } from './types.js';
+
+export interface KubevirtRuntimeOptions {
+  store: ResourceStore;
+  /** Where the API server and operator run: the only pods the NetworkPolicy admits. */
+  controlNamespace: string;
+  /**
+   * The root disk's source when `spec.resources.image` is unset: a container image with a bootable
+   * disk (imported by CDI from the registry), or `pvc:<namespace>/<name>` to clone a golden PVC.
+   */
+  defaultImage: string;
+  defaults: WorkloadDefaults;
+  /** The DataVolume's storage class; unset: the cluster default. */
+  storageClassName?: string | undefined;
+  /** Egress of workloads; unset: DEFAULT_EGRESS (internet, not the cluster nor metadata). */
+  egress?: EgressOptions | undefined;
+  logger: Logger;
+}
+
+/** Template annotation: a new value changes the template, and a running VM is cycled to pick it up. */
+export const RESTARTED_AT_ANNOTATION = 'agentry.dev/restarted-at';
+/** VM annotation while a redeploy halts the VM: the restartedAt it is for. Removed once restarted. */
+export const REDEPLOYING_ANNOTATION = 'agentry.dev/redeploying';
+/** Test-only: copied from the AgentComputer to the VM, where the fake virt-controller fails on it. */
+export const FAIL_LABEL = 'agentry_fail';
+
+export function kubevirtWorkloadNames(ac: AgentComputer): {
+  vm: string;
+  disk: string;
+  cloudInit: string;
+  service: string;
+  policy: string;
+} {
+  const { name } = ac.metadata;
+  return {
+    vm: name,
+    disk: `${name}-disk`,
+    cloudInit: `${name}-cloud-init`,
+    service: serviceName(name, 'runner'),
+    policy: `${name}-runner`,
+  };
+}
+
+const SYSTEMD_UNIT = `[Unit]
+Description=Agentry runner
+Wants=network-online.target
+After=network-online.target
+
+[Service]
+User=agentry
+EnvironmentFile=/etc/agentry/runner.env
+WorkingDirectory=${WORKDIR}
+ExecStart=/usr/bin/env agentry runner
+Restart=always
+RestartSec=2
+
+[Install]
+WantedBy=multi-user.target
+`;
+
+/**
+ * The guest's cloud-init: the token in a root-only environment file that systemd reads for the
+ * runner's unit. cloud-init writes files once per instance, so the file holds the token of the first
+ * boot; a token rotation needs a new disk or another channel.
+ */
+export function runnerCloudConfig(token: string): string {
+  // The file is a systemd EnvironmentFile: a token with quotes, spaces or `\` would be misread.
+  if (!/^[A-Za-z0-9._~+/=-]+$/.test(token)) {
+    throw new TerminalError('the runner token has characters a systemd environment file cannot hold');
+  }
+  const config = {
+    users: ['default', { name: 'agentry', gecos: 'Agentry runner', shell: '/bin/bash', lock_passwd: true }],
+    write_files: [
+      {
+        path: '/etc/agentry/runner.env',
+        owner: 'root:root',
+        permissions: '0600',
+        content: `AGENTRY_RUNNER_TOKEN=${token}\nAGENTRY_RUNNER_PORT=${RUNNER_PORT}\nAGENTRY_RUNNER_WORKDIR=${WORKDIR}\n`,
+      },
+      {
+        path: '/etc/systemd/system/agentry-runner.service',
+        owner: 'root:root',
+        permissions: '0644',
+        content: SYSTEMD_UNIT,
+      },
+    ],
+    runcmd: [
+      ['install', '-d', '-o', 'agentry', '-g', 'agentry', WORKDIR],
+      ['systemctl', 'daemon-reload'],
+      ['systemctl', 'enable', '--now', 'agentry-runner.service'],
+    ],
+  };
+  return `#cloud-config\n${stringify(config)}`;
+}
+
+/** The DataVolume source of an image: `pvc:<namespace>/<name>` clones a PVC, anything else is pulled. */
+export function diskSource(image: string): Record<string, unknown> {
+  const pvc = /^pvc:([a-z0-9-]+)\/([a-z0-9.-]+)$/.exec(image);
+  if (pvc !== null) return { pvc: { namespace: pvc[1], name: pvc[2] } };
+  return { registry: { url: image.startsWith('docker://') ? image : `docker://${image}` } };
+}
+
+/** Whether the VM is down (or not yet reported), and the restartedAt it was last started for. */
+function vmState(vm: VirtualMachine): {
+  stopped: boolean;
+  startedFor: string;
+  redeploying: string | undefined;
+} {
+  const printable = vm.status?.printableStatus;
+  return {
+    stopped: printable === undefined || printable === 'Stopped' || vm.spec.runStrategy === 'Halted',
+    startedFor: vm.spec.template?.metadata?.annotations?.[RESTARTED_AT_ANNOTATION] ?? '',
+    redeploying: vm.metadata.annotations?.[REDEPLOYING_ANNOTATION],
+  };
+}
+
+/** What the VM's run strategy must be now; `redeploying` set while a redeploy keeps it halted. */
+export function planRunStrategy(
+  ac: AgentComputer,
+  existing: VirtualMachine | undefined,
+): { runStrategy: 'Always' | 'Halted'; redeploying?: string } {
+  if (ac.spec.operatingMode === 'Hibernated') return { runStrategy: 'Halted' };
+  if (existing === undefined) return { runStrategy: 'Always' };
+  const wanted = ac.spec.restartedAt ?? '';
+  const printable = existing.status?.printableStatus;
+  const { stopped, startedFor, redeploying } = vmState(existing);
+  if (redeploying !== undefined) {
+    // Halted by us: wait for KubeVirt to report it down, then start it on the new template.
+    const down = printable === undefined || printable === 'Stopped';
+    return down ? { runStrategy: 'Always' } : { runStrategy: 'Halted', redeploying: wanted };
+  }
+  // KubeVirt keeps a running VM on its old template: stop it, then start it on the new one. A VM
+  // that is down starts on the new template anyway.
+  if (startedFor !== wanted && !stopped) return { runStrategy: 'Halted', redeploying: wanted };
+  return { runStrategy: 'Always' };
+}
+
+const VM_ERRORS: Record<string, (image: string, disk: string) => string> = {
+  ErrorUnschedulable: () =>
+    `no node can run it; check spec.resources (cpu, memory) against the cluster's capacity`,
+  ErrImagePull: (image) => `the image ${image} could not be pulled; check spec.resources.image`,
+  ImagePullBackOff: (image) => `the image ${image} could not be pulled; check spec.resources.image`,
+  CrashLoopBackOff: () =>
+    `its virt-launcher pod keeps crashing; check that the image boots and the nodes support virtualization`,
+  DataVolumeError: (image, disk) =>
+    `its disk ${disk} could not be imported from ${image}; check spec.resources.image and spec.resources.disk`,
+  ErrorPvcNotFound: (_image, disk) => `its disk ${disk} is missing`,
+  ErrorDataVolumeNotFound: (_image, disk) => `its disk ${disk} is missing`,
+};
+
+/** What KubeVirt said about a failure, for the end of a provision error. */
+function conditionDetail(vm: VirtualMachine): { failure: string | undefined; detail: string } {
+  const conditions = vm.status?.conditions ?? [];
+  const failure = conditions.find((c) => c.type === 'Failure' && c.status === 'True');
+  const notReady = conditions.find((c) => c.type === 'Ready' && c.status === 'False');
+  const said = failure?.message ?? notReady?.message ?? '';
+  return {
+    failure: failure === undefined ? undefined : (failure.reason ?? 'Failure'),
+    detail: said === '' ? '' : ` (${said.slice(0, 1000)})`,
+  };
+}
+
+/** Why the VM cannot start without a change; undefined while it may. */
+export function vmProvisionError(vm: VirtualMachine, image: string, disk: string): string | undefined {
+  const printable = vm.status?.printableStatus ?? '';
+  const { failure, detail } = conditionDetail(vm);
+  const hint = VM_ERRORS[printable];
+  if (hint !== undefined) return `VM cannot start: ${printable} — ${hint(image, disk)}${detail}`;
+  if (failure !== undefined) return `VM cannot start: ${failure}${detail}`;
+  return undefined;
+}
+
+function hibernation(
+  base: Omit<WorkloadObservation, 'ready' | 'reason' | 'message'>,
+  printable: string | undefined,
+): WorkloadObservation {
+  return printable === 'Stopped'
+    ? {
+        ...base,
+        ready: false,
+        reason: 'Hibernated',
+        message: 'Hibernated: the VM is stopped, its disk is kept',
+      }
+    : {
+        ...base,
+        ready: false,
+        reason: 'Hibernating',
+        message: `Waiting for the VM to stop (it is ${printable ?? 'being created'})`,
+      };
+}
+
+/** What the VM says about the workload, given what apply asked of it. */
+export function observeVm(
+  ac: AgentComputer,
+  vm: VirtualMachine,
+  where: { endpoint: string; image: string; disk: string },
+): WorkloadObservation {
+  const printable = vm.status?.printableStatus;
+  const running = printable === 'Running';
+  const ready = running && vm.status?.ready === true;
+  const base = { provisioned: true, running, sandboxId: vm.metadata.name, endpoint: where.endpoint };
+  const state = printable ?? 'being created';
+  if (ac.spec.operatingMode === 'Hibernated') return hibernation(base, printable);
+  if (vm.metadata.annotations?.[REDEPLOYING_ANNOTATION] !== undefined) {
+    return {
+      ...base,
+      ready: false,
+      reason: 'Redeploying',
+      message: `Redeploying: waiting for the VM to stop (it is ${state})`,
+    };
+  }
+  const provisionError = vmProvisionError(vm, where.image, where.disk);
+  if (provisionError !== undefined) {
+    return { ...base, ready: false, provisionError, reason: 'ProvisionFailed', message: provisionError };
+  }
+  if (ready) return { ...base, ready, reason: 'RunnerReady', message: `VM ${vm.metadata.name} is ready` };
+  const message = running
+    ? `VM ${vm.metadata.name} is running; waiting for the runner to listen on port ${RUNNER_PORT}`
+    : `VM ${vm.metadata.name} is ${state}; waiting for it to run`;
+  return { ...base, ready, reason: running ? 'Starting' : 'Provisioning', message };
+}
+
+export class KubevirtRuntime implements WorkloadRuntime {
+  readonly name = 'kubevirt' as const;
+
+  constructor(private readonly options: KubevirtRuntimeOptions) {}
+
+  async apply(
+    ac: AgentComputer,
+    context: WorkloadContext,
+    signal: AbortSignal,
+  ): Promise<WorkloadObservation> {
+    const owner = controllerReference(ac);
+    const names = kubevirtWorkloadNames(ac);
+    const namespace = namespaceOf(ac);
+    const { store } = this.options;
+    this.logWrite(
+      await ensureObject(store, SecretType, this.cloudInit(ac, context, owner), { merge: 'replace' }),
+    );
+    this.logWrite(await ensureObject(store, ServiceType, this.service(ac, owner), { merge: 'deep' }));
+    const policy = runnerNetworkPolicy({
+      name: names.policy,
+      namespace,
+      labels: workloadLabels(ac),
+      ownerReferences: [owner],
+      controlNamespace: this.options.controlNamespace,
+      port: RUNNER_PORT,
+      egress: this.options.egress,
+    });
+    this.logWrite(await ensureObject(store, NetworkPolicyType, policy, { merge: 'replace' }));
+    signal.throwIfAborted();
+    const existing = await store.get(VirtualMachineType, namespace, names.vm);
+    const desired = this.virtualMachine(ac, owner, planRunStrategy(ac, existing));
+    const written = await ensureObject(store, VirtualMachineType, desired, {
+      merge: 'deep',
+      managedAnnotations: [REDEPLOYING_ANNOTATION],
+      // The disk is imported once: a later image or size applies to no existing disk.
+      owned: ({ spec }) => ({
+        ...desired,
+        spec: { ...desired.spec, dataVolumeTemplates: spec.dataVolumeTemplates },
+      }),
+    });
+    this.logWrite(written);
+    const endpoint = serviceEndpoint(names.service, namespace, RUNNER_PORT);
+    return observeVm(ac, written.object, { endpoint, image: this.image(ac), disk: names.disk });
+  }
+
+  /** Owner references collect everything (KubeVirt makes the DataVolume the VM's); this is faster. */
+  async remove(ac: AgentComputer): Promise<void> {
+    const { uid } = ac.metadata;
+    if (uid === undefined) return;
+    const { store } = this.options;
+    const namespace = namespaceOf(ac);
+    const names = kubevirtWorkloadNames(ac);
+    await deleteControlled(store, VirtualMachineType, namespace, names.vm, uid);
+    await deleteControlled(store, ServiceType, namespace, names.service, uid);
+    await deleteControlled(store, NetworkPolicyType, namespace, names.policy, uid);
+    await deleteControlled(store, SecretType, namespace, names.cloudInit, uid);
+  }
+
+  private logWrite(result: {
+    object: { kind: string; metadata: { name: string; namespace?: string | undefined } };
+    wrote: string;
+  }): void {
+    if (result.wrote === 'unchanged') return;
+    const { kind, metadata } = result.object;
+    this.options.logger.info(
+      { kind, name: metadata.name, namespace: metadata.namespace },
+      `${kind} ${result.wrote}`,
+    );
+  }
+
+  private image(ac: AgentComputer): string {
+    return ac.spec.resources?.image ?? this.options.defaultImage;
+  }
+
+  private cloudInit(ac: AgentComputer, context: WorkloadContext, owner: OwnerReference): Secret {
+    return {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: kubevirtWorkloadNames(ac).cloudInit,
+        namespace: namespaceOf(ac),
+        labels: workloadLabels(ac),
+        ownerReferences: [owner],
+      },
+      type: 'Opaque',
+      // Inline userData is capped at 2 KB and would put the token into the VM spec: a Secret does neither.
+      data: secretData({ userdata: runnerCloudConfig(context.token) }),
+    };
+  }
+
+  private service(ac: AgentComputer, owner: OwnerReference): Service {
+    return {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: {
+        name: kubevirtWorkloadNames(ac).service,
+        namespace: namespaceOf(ac),
+        labels: workloadLabels(ac),
+        ownerReferences: [owner],
+      },
+      spec: {
+        type: 'ClusterIP',
+        // The VM's template labels reach its virt-launcher pod, which forwards the port (masquerade).
+        selector: workloadLabels(ac),
+        ports: [{ name: 'runner', protocol: 'TCP', port: RUNNER_PORT, targetPort: RUNNER_PORT }],
+      },
+    };
+  }
+
+  private virtualMachine(
+    ac: AgentComputer,
+    owner: OwnerReference,
+    plan: { runStrategy: 'Always' | 'Halted'; redeploying?: string },
+  ): VirtualMachine {
+    const names = kubevirtWorkloadNames(ac);
+    const fail = ac.metadata.labels?.[FAIL_LABEL];
+    const { restartedAt } = ac.spec;
+    return {
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachine',
+      metadata: {
+        name: names.vm,
+        namespace: namespaceOf(ac),
+        labels: { ...workloadLabels(ac), ...(fail === undefined ? {} : { [FAIL_LABEL]: fail }) },
+        ...(plan.redeploying === undefined
+          ? {}
+          : { annotations: { [REDEPLOYING_ANNOTATION]: plan.redeploying } }),
+        ownerReferences: [owner],
+      },
+      spec: {
+        runStrategy: plan.runStrategy,
+        dataVolumeTemplates: [this.diskTemplate(ac)],
+        template: {
+          metadata: {
+            labels: { ...workloadLabels(ac), 'kubevirt.io/domain': names.vm },
+            ...(restartedAt === undefined ? {} : { annotations: { [RESTARTED_AT_ANNOTATION]: restartedAt } }),
+          },
+          spec: this.vmiSpec(ac),
+        },
+      },
+    };
+  }
+
+  /** The root disk, which KubeVirt creates once and keeps while the VM exists (hibernated too). */
+  private diskTemplate(ac: AgentComputer): Record<string, unknown> {
+    const { storageClassName, defaults } = this.options;
+    return {
+      metadata: { name: kubevirtWorkloadNames(ac).disk, labels: workloadLabels(ac) },
+      spec: {
+        // `storage`, not `pvc`: CDI fills access and volume modes from the class's StorageProfile.
+        storage: {
+          resources: { requests: { storage: ac.spec.resources?.disk ?? defaults.disk } },
+          ...(storageClassName === undefined ? {} : { storageClassName }),
+        },
+        source: diskSource(this.image(ac)),
+      },
+    };
+  }
+
+  private vmiSpec(ac: AgentComputer): Record<string, unknown> {
+    const { defaults } = this.options;
+    const names = kubevirtWorkloadNames(ac);
+    const cpu = quantityValue(ac.spec.resources?.cpu ?? defaults.cpu);
+    return {
+      domain: {
+        // Whole cores: a guest cannot have half a CPU.
+        cpu: { cores: Number.isFinite(cpu) ? Math.max(1, Math.ceil(cpu)) : 1 },
+        memory: { guest: ac.spec.resources?.memory ?? defaults.memory },
+        devices: {
+          disks: [
+            { name: 'rootdisk', disk: { bus: 'virtio' } },
+            { name: 'cloudinitdisk', disk: { bus: 'virtio' } },
+          ],
+          interfaces: [{ name: 'default', masquerade: {} }],
+        },
+      },
+      networks: [{ name: 'default', pod: {} }],
+      volumes: [
+        { name: 'rootdisk', dataVolume: { name: names.disk } },
+        { name: 'cloudinitdisk', cloudInitNoCloud: { secretRef: { name: names.cloudInit } } },
+      ],
+      // TCP, as in the pod runtime: the runner's HTTP endpoints all require its token.
+      readinessProbe: { tcpSocket: { port: RUNNER_PORT }, initialDelaySeconds: 10, periodSeconds: 5 },
+      terminationGracePeriodSeconds: 30,
+    };
+  }
+}
+
+function namespaceOf(ac: AgentComputer): string {
+  const { namespace } = ac.metadata;
+  if (namespace === undefined) throw new Error(`AgentComputer ${ac.metadata.name} has no namespace`);
+  return namespace;
+}

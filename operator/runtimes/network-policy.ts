@@ -1,0 +1,119 @@
+// The NetworkPolicy every workload gets (DESIGN.md §3): only the API server and the operator may
+// reach the runner; the workload may reach the internet but not the cluster or cloud metadata.
+import type { OwnerReference } from '../../crds/index.js';
+import type { NetworkPolicy } from './kube-types.js';
+
+/** Private (RFC 1918), link-local (cloud metadata at 169.254.169.254) and carrier-grade NAT ranges. */
+export const BLOCKED_IPV4_RANGES: readonly string[] = [
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '169.254.0.0/16',
+  '100.64.0.0/10',
+];
+
+/** A destination range a workload may reach, minus the ranges carved out of it. */
+export interface EgressRange {
+  cidr: string;
+  except?: readonly string[];
+}
+
+export interface EgressOptions {
+  /** Where workloads may connect. Empty (with `dns` false): no egress at all. */
+  allow: readonly EgressRange[];
+  /** Allow DNS (53/UDP and 53/TCP) to pods in kube-system, which the blocked ranges would cut off. */
+  dns: boolean;
+}
+
+/**
+ * The internet over IPv4, not the cluster's private ranges nor metadata. IPv6 egress is denied
+ * unless a range such as `::/0` is added: whether a cluster's IPv6 pod range is private cannot be
+ * known from here.
+ */
+export const DEFAULT_EGRESS: EgressOptions = {
+  allow: [{ cidr: '0.0.0.0/0', except: BLOCKED_IPV4_RANGES }],
+  dns: true,
+};
+
+/** The pods allowed to call runners: the API server (proxies streams) and the operator (dispatches). */
+export const CONTROL_PLANE_APPS: readonly string[] = ['agentry-api', 'agentry-operator'];
+
+export interface RunnerNetworkPolicyOptions {
+  name: string;
+  namespace: string;
+  /** The workload's labels: the policy selects its pods by them and carries them itself. */
+  labels: Record<string, string>;
+  ownerReferences: OwnerReference[];
+  /** Where the API server and operator run. */
+  controlNamespace: string;
+  /** The runner's port, the only one open to ingress. */
+  port: number;
+  egress?: EgressOptions | undefined;
+}
+
+const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+
+const namespaceSelector = (namespace: string): { matchLabels: Record<string, string> } => ({
+  matchLabels: { [NAMESPACE_NAME_LABEL]: namespace },
+});
+
+function egressRules(egress: EgressOptions): Record<string, unknown>[] {
+  const rules: Record<string, unknown>[] = egress.allow.map((range) => ({
+    to: [
+      {
+        ipBlock:
+          range.except === undefined || range.except.length === 0
+            ? { cidr: range.cidr }
+            : { cidr: range.cidr, except: [...range.except] },
+      },
+    ],
+  }));
+  if (egress.dns) {
+    rules.push({
+      to: [{ namespaceSelector: namespaceSelector('kube-system') }],
+      ports: [
+        { protocol: 'UDP', port: 53 },
+        { protocol: 'TCP', port: 53 },
+      ],
+    });
+  }
+  return rules;
+}
+
+/** The NetworkPolicy of one workload; both policy types are listed, so an empty rule list denies all. */
+export function runnerNetworkPolicy(options: RunnerNetworkPolicyOptions): NetworkPolicy {
+  const egress = egressRules(options.egress ?? DEFAULT_EGRESS);
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: {
+      name: options.name,
+      namespace: options.namespace,
+      labels: { ...options.labels },
+      ownerReferences: options.ownerReferences,
+    },
+    spec: {
+      podSelector: { matchLabels: { ...options.labels } },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [
+        {
+          from: [
+            {
+              // Both selectors in one peer: control-plane pods, in the control-plane namespace only.
+              namespaceSelector: namespaceSelector(options.controlNamespace),
+              podSelector: {
+                matchExpressions: [
+                  { key: 'app.kubernetes.io/name', operator: 'In', values: [...CONTROL_PLANE_APPS] },
+                ],
+              },
+            },
+          ],
+          ports: [{ protocol: 'TCP', port: options.port }],
+        },
+      ],
+      // Omitted rather than empty: the API server drops an empty list, and a comparison with what it
+      // stored must not see a difference that is not there.
+      ...(egress.length === 0 ? {} : { egress }),
+    },
+  };
+}
