@@ -4,12 +4,14 @@ import { ZodError } from 'zod';
 import { ConfigError, loadConfig } from '../platform/config.js';
 import { runCrdsCommand } from './crds.js';
 import { runKeysCommand } from './keys.js';
+import { runRunnerCommand } from './runner.js';
 import { serve } from './serve.js';
 
 const USAGE = `usage: agentry <command>
 
 commands:
   serve                     API server, operator and embedded store in one process (the default)
+  runner                    the agent runner inside a workspace (started by the operator)
   keys create|list|revoke   manage API keys (embedded data directory, or a cluster with --kubeconfig)
   crds [--write|--check]    print the CustomResourceDefinitions generated from the schemas
 
@@ -37,6 +39,8 @@ async function main(argv: string[]): Promise<number> {
       return runServe();
     case 'keys':
       return runKeysCommand(rest, loadConfig());
+    case 'runner':
+      return runRunnerCommand();
     case 'crds': {
       const { values } = parseArgs({
         args: rest,

@@ -7,6 +7,15 @@ import type { Config } from '../platform/config.js';
 import { createLogger } from '../platform/log.js';
 import { createMetricsRegistry } from '../platform/metrics.js';
 import { openStore } from '../platform/store/open.js';
+import type { ResourceStore } from '../platform/store/types.js';
+import type { Logger } from '../platform/log.js';
+import type { Registry } from 'prom-client';
+import { startOperator } from '../operator/operator.js';
+import type { RunningOperator } from '../operator/operator.js';
+import { ProcessRuntime } from '../operator/runtimes/process.js';
+import type { RunnerCommand } from '../operator/runtimes/process.js';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { AGENTRY_VERSION } from '../platform/version.js';
 import { ensureBootstrapKey, ensureDefaultOrganization } from './bootstrap.js';
 
@@ -16,20 +25,69 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** `agentry serve`: the API server (the operator joins in a later issue) on the configured store. */
+/**
+ * `agentry runner`, started as this process was: same node, same flags, same entry point. Runners
+ * run in their workspace directory, so relative module paths (an `--import` loader) are made absolute.
+ */
+function runnerCommandOfThisProcess(): RunnerCommand {
+  const flags = process.execArgv.map((arg, i) =>
+    process.execArgv[i - 1] === '--import' && arg.startsWith('.') ? pathToFileURL(resolve(arg)).href : arg,
+  );
+  return {
+    command: process.execPath,
+    args: [...flags, resolve(process.argv[1] ?? 'dist/cli/main.js'), 'runner'],
+  };
+}
+
+/**
+ * The operator in this process, running agent computers as local runner processes under the data
+ * directory. Runners are started the way this process was (same node flags and entry point).
+ */
+async function startEmbeddedOperator(
+  store: ResourceStore,
+  config: Config,
+  logger: Logger,
+  registry: Registry,
+): Promise<{ operator: RunningOperator; runtime: ProcessRuntime }> {
+  let notify: (namespace: string, name: string) => void = () => undefined;
+  const runtime = new ProcessRuntime({
+    dataDir: config.AGENTRY_DATA_DIR,
+    runnerCommand: runnerCommandOfThisProcess(),
+    logger: logger.child({ component: 'process-runtime' }),
+    env: { AGENTRY_LOG_LEVEL: config.AGENTRY_LOG_LEVEL },
+    onChange: (namespace, name) => {
+      notify(namespace, name);
+    },
+  });
+  const operator = await startOperator({
+    store,
+    logger: logger.child({ component: 'operator' }),
+    registry,
+    runtimes: new Map([['process', runtime]]),
+    defaultRuntime: 'process',
+  });
+  notify = (namespace, name) => {
+    operator.notifyAgentComputer(namespace, name);
+  };
+  return { operator, runtime };
+}
+
+/** `agentry serve`: the embedded default — API server and operator in one process. */
 export async function serve(config: Config, announce: (line: string) => void): Promise<RunningServer> {
   const logger = createLogger({ level: config.AGENTRY_LOG_LEVEL });
   const store = await openStore(config);
   await ensureDefaultOrganization(store);
   const newKey = await ensureBootstrapKey(store, config.AGENTRY_NAMESPACE, config.AGENTRY_API_KEY);
 
+  const metrics = createMetricsRegistry();
+  const { operator, runtime } = await startEmbeddedOperator(store, config, logger, metrics);
   const readModel = new ReadModel(store, { controlNamespace: config.AGENTRY_NAMESPACE, logger });
   let ready = false;
   const app = createApiApp({
     store,
     readModel,
     logger,
-    metrics: createMetricsRegistry(),
+    metrics,
     controlNamespace: config.AGENTRY_NAMESPACE,
     publicUrl: publicUrlOf(config),
     version: AGENTRY_VERSION,
@@ -65,6 +123,9 @@ export async function serve(config: Config, announce: (line: string) => void): P
       server.closeIdleConnections(); // keep-alive sockets would hold close() open for seconds
       await closed;
       await readModel.stop();
+      await operator.stop();
+      // A clean stop of the embedded default stops its runners; after a crash the next start adopts them.
+      await runtime.close({ stopRunners: true });
       await store.close();
     },
   };

@@ -36,7 +36,6 @@ export interface AgentComputerReconcilerOptions {
 
 export const tokenSecretName = (ac: AgentComputer): string => `${ac.metadata.name}-runner-token`;
 
-
 /**
  * Converges an AgentComputer: token Secret, the workload in its runtime, idle hibernation, and
  * status conditions, written once per pass and only when they change.

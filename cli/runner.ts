@@ -1,0 +1,52 @@
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { createLogger } from '../platform/log.js';
+import { AGENTRY_VERSION } from '../platform/version.js';
+import { loadRunnerConfig } from '../runner/config.js';
+import { createRunnerApp, listenRunner } from '../runner/server.js';
+import { RunnerState } from '../runner/state.js';
+
+/**
+ * `agentry runner`: the agent server inside a workspace. Prints exactly one line on stdout once
+ * it listens, `agentry runner listening on http://HOST:PORT`, which the process runtime reads to
+ * learn the port; stops gracefully on SIGTERM or SIGINT.
+ */
+export async function runRunnerCommand(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // Listen for signals before anything starts, so a stop request during start-up is not lost.
+  const stopRequested = new Promise<string>((done) => {
+    process.once('SIGINT', () => {
+      done('SIGINT');
+    });
+    process.once('SIGTERM', () => {
+      done('SIGTERM');
+    });
+  });
+  const config = loadRunnerConfig(env);
+  const logger = createLogger({ level: config.AGENTRY_LOG_LEVEL, name: 'agentry-runner' });
+  const workdir = resolve(config.AGENTRY_RUNNER_WORKDIR);
+  try {
+    await mkdir(workdir, { recursive: true });
+  } catch (err) {
+    throw new Error(`cannot create the working directory ${workdir}`, { cause: err });
+  }
+
+  const app = createRunnerApp({
+    token: config.AGENTRY_RUNNER_TOKEN,
+    logger,
+    state: new RunnerState(),
+    version: AGENTRY_VERSION,
+    workdir,
+  });
+  const running = await listenRunner(app, {
+    host: config.AGENTRY_RUNNER_HOST,
+    port: config.AGENTRY_RUNNER_PORT,
+  });
+  logger.info({ url: running.url, workdir, version: AGENTRY_VERSION }, 'runner is serving');
+  process.stdout.write(`agentry runner listening on ${running.url}\n`);
+
+  const signal = await stopRequested;
+  logger.info({ signal }, 'runner is stopping');
+  await running.stop();
+  logger.info('runner stopped');
+  return 0;
+}

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { ConfigError } from '../platform/config.js';
+
+/** Every environment variable `agentry runner` reads, parsed once at start-up. */
+export const RunnerConfigSchema = z.object({
+  /** The workload token; every request must carry it. Long, so that guessing it is hopeless. */
+  AGENTRY_RUNNER_TOKEN: z
+    .string({ error: 'is required (the workload token, at least 32 characters)' })
+    .min(32, { error: 'must be at least 32 characters' }),
+  /** `0`: any free port (the process runtime reads the chosen one from the listening line). */
+  AGENTRY_RUNNER_PORT: z.coerce.number().int().min(0).max(65535).default(8700),
+  /** All interfaces by default: in a VM or pod the operator and API server reach it from outside. */
+  AGENTRY_RUNNER_HOST: z.string().min(1).default('0.0.0.0'),
+  AGENTRY_RUNNER_WORKDIR: z.string().min(1).default('/code'),
+  AGENTRY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+export type RunnerConfig = z.infer<typeof RunnerConfigSchema>;
+
+/**
+ * Parses the runner's environment; a bad value throws a ConfigError naming every problem. Zod's
+ * messages never quote the value, so a malformed token does not end up on stderr.
+ */
+export function loadRunnerConfig(env: NodeJS.ProcessEnv = process.env): RunnerConfig {
+  const parsed = RunnerConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid runner configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return parsed.data;
+}
