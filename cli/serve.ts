@@ -65,6 +65,7 @@ async function startEmbeddedOperator(
     registry,
     runtimes: new Map([['process', runtime]]),
     defaultRuntime: 'process',
+    controlNamespace: config.AGENTRY_NAMESPACE,
   });
   notify = (namespace, name) => {
     operator.notifyAgentComputer(namespace, name);

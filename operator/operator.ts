@@ -24,6 +24,8 @@ export interface OperatorOptions {
   registry: Registry;
   runtimes: ReadonlyMap<Runtime, WorkloadRuntime>;
   defaultRuntime: Runtime;
+  /** Namespace of the API server and operator (admitted into organizations' namespaces). */
+  controlNamespace?: string;
   leaderElection?: LeaderElectionConfig;
   /** Parallel reconciles of agent computers (each one waits on its workload's API calls). */
   agentComputerWorkers?: number;
@@ -61,8 +63,12 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   manager.add({
     name: 'organization',
     for: OrganizationType,
-    owns: [NamespaceType],
-    reconciler: new OrganizationReconciler({ store, logger }),
+    owns: [NamespaceType, NetworkPolicyType],
+    reconciler: new OrganizationReconciler({
+      store,
+      logger,
+      controlNamespace: options.controlNamespace ?? 'agentry-system',
+    }),
   });
   const agentComputers = manager.add({
     name: 'agentcomputer',

@@ -5,7 +5,10 @@ import {
   apiVersionOf,
   organizationNamespace,
 } from '../../crds/index.js';
-import type { Namespace, Organization, OrganizationStatus } from '../../crds/index.js';
+import type { Namespace, Organization, OrganizationStatus, OwnerReference } from '../../crds/index.js';
+import { NetworkPolicyType, ensureObject } from '../runtimes/kube-types.js';
+import type { NetworkPolicy } from '../runtimes/kube-types.js';
+import { CONTROL_PLANE_APPS } from '../runtimes/network-policy.js';
 import type { Logger } from '../../platform/log.js';
 import { deepEqual } from '../../platform/store/merge.js';
 import { isStoreError } from '../../platform/store/types.js';
@@ -17,8 +20,56 @@ export const ORGANIZATION_LABEL = 'agentry.dev/organization';
 
 export interface OrganizationReconcilerOptions {
   store: ResourceStore;
+  /** Where the API server and operator run: the only namespace admitted into an organization's. */
+  controlNamespace: string;
   logger: Logger;
   now?: () => Date;
+}
+
+const organizationOwner = (org: Organization): OwnerReference => ({
+  apiVersion: apiVersionOf(OrganizationType),
+  kind: OrganizationType.kind,
+  name: org.metadata.name,
+  uid: org.metadata.uid ?? '',
+  controller: true,
+  blockOwnerDeletion: true,
+});
+
+export const DEFAULT_POLICY_NAME = 'agentry-default-deny-ingress';
+
+/**
+ * Every pod in an organization's namespace refuses traffic except from Agentry's control plane,
+ * so one organization's workloads can never reach another's, whatever a workload policy says.
+ */
+function defaultNetworkPolicy(org: Organization, controlNamespace: string): NetworkPolicy {
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: {
+      name: DEFAULT_POLICY_NAME,
+      namespace: organizationNamespace(org),
+      labels: { [ORGANIZATION_LABEL]: org.metadata.name, 'app.kubernetes.io/managed-by': 'agentry' },
+      ownerReferences: [organizationOwner(org)],
+    },
+    spec: {
+      podSelector: {},
+      policyTypes: ['Ingress'],
+      ingress: [
+        {
+          from: [
+            {
+              namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': controlNamespace } },
+              podSelector: {
+                matchExpressions: [
+                  { key: 'app.kubernetes.io/name', operator: 'In', values: [...CONTROL_PLANE_APPS] },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    },
+  };
 }
 
 /** An organization's namespace, labelled as Agentry's and owned by the Organization. */
@@ -29,16 +80,7 @@ function desiredNamespace(org: Organization): Namespace {
     metadata: {
       name: organizationNamespace(org),
       labels: { [ORGANIZATION_LABEL]: org.metadata.name, 'app.kubernetes.io/managed-by': 'agentry' },
-      ownerReferences: [
-        {
-          apiVersion: apiVersionOf(OrganizationType),
-          kind: OrganizationType.kind,
-          name: org.metadata.name,
-          uid: org.metadata.uid ?? '',
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [organizationOwner(org)],
     },
   };
 }
@@ -57,6 +99,14 @@ export class OrganizationReconciler implements Reconciler {
     let failure: string | undefined;
     try {
       await this.ensureNamespace(org);
+      await ensureObject(
+        this.options.store,
+        NetworkPolicyType,
+        defaultNetworkPolicy(org, this.options.controlNamespace),
+        {
+          merge: 'replace',
+        },
+      );
     } catch (err) {
       failure = err instanceof Error ? err.message : String(err);
     }
@@ -70,7 +120,9 @@ export class OrganizationReconciler implements Reconciler {
           type: OrganizationConditions.Ready,
           status: failure === undefined ? 'True' : 'False',
           reason: failure === undefined ? 'NamespaceReady' : 'NamespaceFailed',
-          message: failure ?? `resources live in namespace ${organizationNamespace(org)}`,
+          message:
+            failure ??
+            `resources live in namespace ${organizationNamespace(org)}, closed to other namespaces`,
         },
         org.metadata.generation,
         this.now(),
