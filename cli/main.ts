@@ -2,7 +2,9 @@
 import { parseArgs } from 'node:util';
 import { ZodError } from 'zod';
 import { ConfigError, loadConfig } from '../platform/config.js';
+import { runApiCommand } from './api.js';
 import { runCrdsCommand } from './crds.js';
+import { runOperatorCommand } from './operator.js';
 import { runKeysCommand } from './keys.js';
 import { runRunnerCommand } from './runner.js';
 import { serve } from './serve.js';
@@ -11,6 +13,8 @@ const USAGE = `usage: agentry <command>
 
 commands:
   serve                     API server, operator and embedded store in one process (the default)
+  api                       the REST API server alone (AGENTRY_STORE=kubernetes in a cluster)
+  operator                  the operator alone: reconcilers, leader election, /metrics on AGENTRY_METRICS_PORT
   runner                    the agent runner inside a workspace (started by the operator)
   keys create|list|revoke   manage API keys (embedded data directory, or a cluster with --kubeconfig)
   crds [--write|--check]    print the CustomResourceDefinitions generated from the schemas
@@ -37,6 +41,10 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
       return runServe();
+    case 'operator':
+      return runOperatorCommand(loadConfig());
+    case 'api':
+      return runApiCommand(loadConfig());
     case 'keys':
       return runKeysCommand(rest, loadConfig());
     case 'runner':

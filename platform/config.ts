@@ -17,6 +17,27 @@ export const ConfigSchema = z.object({
   /** `embedded` keeps resources in AGENTRY_DATA_DIR; `kubernetes` uses KUBECONFIG or the in-cluster account. */
   AGENTRY_STORE: z.enum(['embedded', 'kubernetes']).default('embedded'),
   KUBECONFIG: z.string().optional(),
+  /** Operator: where agent computers run unless their spec says (`agentry serve` always uses process). */
+  AGENTRY_DEFAULT_RUNTIME: z.enum(['kubevirt', 'pod', 'process']).default('pod'),
+  /** Operator: the runtimes it may use, comma separated. */
+  AGENTRY_RUNTIMES: z
+    .string()
+    .default('pod,kubevirt')
+    .transform((value) => value.split(',').map((runtime) => runtime.trim()))
+    .pipe(z.array(z.enum(['kubevirt', 'pod'])).min(1)),
+  /** Operator: image of the runner (pods) or of the VM disk (kubevirt) when the spec names none. */
+  AGENTRY_RUNNER_IMAGE: z.string().min(1).default('ghcr.io/agentry-dev/agentry:0.1.0'),
+  AGENTRY_WORKLOAD_CPU: z.string().default('2'),
+  AGENTRY_WORKLOAD_MEMORY: z.string().default('4Gi'),
+  AGENTRY_WORKLOAD_DISK: z.string().default('20Gi'),
+  AGENTRY_STORAGE_CLASS: z.string().min(1).optional(),
+  /** Operator: /metrics, /healthz and /readyz listen here. */
+  AGENTRY_METRICS_PORT: port.default(8081),
+  /** Operator: only the holder of the Lease reconciles; turn off only with a single replica. */
+  AGENTRY_LEADER_ELECTION: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

@@ -1,0 +1,48 @@
+import { createServer } from 'node:http';
+import { createApiApp } from '../api/app.js';
+import { ReadModel } from '../api/read-model.js';
+import { publicUrlOf } from '../platform/config.js';
+import type { Config } from '../platform/config.js';
+import { createLogger } from '../platform/log.js';
+import { createMetricsRegistry } from '../platform/metrics.js';
+import { openStore } from '../platform/store/open.js';
+import { AGENTRY_VERSION } from '../platform/version.js';
+
+/** `agentry api`: the REST API server alone, on the configured store (a cluster, in production). */
+export async function runApiCommand(config: Config): Promise<number> {
+  const logger = createLogger({ level: config.AGENTRY_LOG_LEVEL, name: 'agentry-api' });
+  const store = await openStore(config);
+  const readModel = new ReadModel(store, { controlNamespace: config.AGENTRY_NAMESPACE, logger });
+  let ready = false;
+  const app = createApiApp({
+    store,
+    readModel,
+    logger,
+    metrics: createMetricsRegistry(),
+    controlNamespace: config.AGENTRY_NAMESPACE,
+    publicUrl: publicUrlOf(config),
+    version: AGENTRY_VERSION,
+    isReady: () => ready,
+  });
+  const server = createServer(app);
+  const stopRequested = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await new Promise<void>((resolve) => server.listen(config.AGENTRY_PORT, config.AGENTRY_HOST, resolve));
+  await readModel.start();
+  ready = true;
+  logger.info({ url: publicUrlOf(config) }, 'api serving');
+  await stopRequested;
+  ready = false;
+  const closed = new Promise<void>((resolve) =>
+    server.close(() => {
+      resolve();
+    }),
+  );
+  server.closeIdleConnections();
+  await closed;
+  await readModel.stop();
+  await store.close();
+  return 0;
+}

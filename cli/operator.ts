@@ -1,0 +1,98 @@
+import { createServer } from 'node:http';
+import type { Runtime } from '../crds/index.js';
+import { startOperator } from '../operator/operator.js';
+import { KubevirtRuntime } from '../operator/runtimes/kubevirt.js';
+import { PodRuntime } from '../operator/runtimes/pod.js';
+import type { WorkloadRuntime } from '../operator/runtimes/types.js';
+import type { Config } from '../platform/config.js';
+import { createLogger } from '../platform/log.js';
+import type { Logger } from '../platform/log.js';
+import { createMetricsRegistry } from '../platform/metrics.js';
+import { openStore } from '../platform/store/open.js';
+import type { ResourceStore } from '../platform/store/types.js';
+
+function clusterRuntimes(
+  store: ResourceStore,
+  config: Config,
+  logger: Logger,
+): Map<Runtime, WorkloadRuntime> {
+  const common = {
+    store,
+    controlNamespace: config.AGENTRY_NAMESPACE,
+    defaultImage: config.AGENTRY_RUNNER_IMAGE,
+    defaults: {
+      cpu: config.AGENTRY_WORKLOAD_CPU,
+      memory: config.AGENTRY_WORKLOAD_MEMORY,
+      disk: config.AGENTRY_WORKLOAD_DISK,
+    },
+    ...(config.AGENTRY_STORAGE_CLASS === undefined ? {} : { storageClassName: config.AGENTRY_STORAGE_CLASS }),
+  };
+  const runtimes = new Map<Runtime, WorkloadRuntime>();
+  if (config.AGENTRY_RUNTIMES.includes('pod'))
+    runtimes.set('pod', new PodRuntime({ ...common, logger: logger.child({ runtime: 'pod' }) }));
+  if (config.AGENTRY_RUNTIMES.includes('kubevirt')) {
+    runtimes.set(
+      'kubevirt',
+      new KubevirtRuntime({ ...common, logger: logger.child({ runtime: 'kubevirt' }) }),
+    );
+  }
+  return runtimes;
+}
+
+/**
+ * `agentry operator`: the reconcilers against a cluster (or any configured store), with leader
+ * election, serving /metrics, /healthz and /readyz. Exits 1 when it loses leadership, so that
+ * Kubernetes restarts it as a fresh candidate.
+ */
+export async function runOperatorCommand(config: Config): Promise<number> {
+  const logger = createLogger({ level: config.AGENTRY_LOG_LEVEL, name: 'agentry-operator' });
+  const store = await openStore(config);
+  const registry = createMetricsRegistry();
+  let ready = false;
+  const health = createServer((req, res) => {
+    void (async () => {
+      if (req.url === '/metrics') {
+        res.writeHead(200, { 'content-type': registry.contentType }).end(await registry.metrics());
+      } else if (req.url === '/healthz' || req.url === '/readyz') {
+        const ok = req.url === '/healthz' || ready;
+        res
+          .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ status: ok ? 'ok' : 'starting' }));
+      } else res.writeHead(404).end();
+    })();
+  });
+  await new Promise<void>((resolve) =>
+    health.listen(config.AGENTRY_METRICS_PORT, config.AGENTRY_HOST, resolve),
+  );
+  const stopRequested = new Promise<'signal'>((resolve) => {
+    process.once('SIGINT', () => {
+      resolve('signal');
+    });
+    process.once('SIGTERM', () => {
+      resolve('signal');
+    });
+  });
+  const operator = await startOperator({
+    store,
+    logger,
+    registry,
+    runtimes: clusterRuntimes(store, config, logger),
+    defaultRuntime: config.AGENTRY_DEFAULT_RUNTIME === 'process' ? 'pod' : config.AGENTRY_DEFAULT_RUNTIME,
+    controlNamespace: config.AGENTRY_NAMESPACE,
+    ...(config.AGENTRY_LEADER_ELECTION
+      ? { leaderElection: { namespace: config.AGENTRY_NAMESPACE, name: 'agentry-operator' } }
+      : {}),
+  });
+  ready = true;
+  logger.info(
+    { runtimes: config.AGENTRY_RUNTIMES, metricsPort: config.AGENTRY_METRICS_PORT },
+    'operator running',
+  );
+  const outcome = await Promise.race([stopRequested, operator.done]);
+  await operator.stop();
+  health.close();
+  await store.close();
+  if (outcome === 'lost-leadership')
+    logger.error('lost leadership; exiting so a fresh process campaigns again');
+  return outcome === 'lost-leadership' ? 1 : 0;
+}
