@@ -1,45 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { z } from 'zod';
-import { ObjectMetaSchema, SecretType } from '../../crds/index.js';
-import type { ResourceType } from '../../crds/index.js';
+import { SecretType } from '../../crds/index.js';
+import { PodType, VirtualMachineType } from '../../operator/runtimes/kube-types.js';
+import type { VirtualMachine } from '../../operator/runtimes/kube-types.js';
 import { clusterStore, createTestNamespace, eventually } from './support.js';
-
-// Pods and VirtualMachines as the tests need them: only the fields they read are typed.
-const PodSchema = z.object({
-  apiVersion: z.literal('v1'),
-  kind: z.literal('Pod'),
-  metadata: ObjectMetaSchema,
-  spec: z.looseObject({ nodeName: z.string().optional() }),
-  status: z.looseObject({ phase: z.string().optional() }).optional(),
-});
-type Pod = z.infer<typeof PodSchema>;
-const PodType: ResourceType<Pod> = {
-  group: '',
-  version: 'v1',
-  kind: 'Pod',
-  plural: 'pods',
-  namespaced: true,
-  hasStatusSubresource: true,
-  schema: PodSchema,
-};
-
-const VirtualMachineSchema = z.object({
-  apiVersion: z.literal('kubevirt.io/v1'),
-  kind: z.literal('VirtualMachine'),
-  metadata: ObjectMetaSchema,
-  spec: z.looseObject({ runStrategy: z.enum(['Always', 'Halted']) }),
-  status: z.looseObject({ printableStatus: z.string().optional(), ready: z.boolean().optional() }).optional(),
-});
-type VirtualMachine = z.infer<typeof VirtualMachineSchema>;
-const VirtualMachineType: ResourceType<VirtualMachine> = {
-  group: 'kubevirt.io',
-  version: 'v1',
-  kind: 'VirtualMachine',
-  plural: 'virtualmachines',
-  namespaced: true,
-  hasStatusSubresource: true,
-  schema: VirtualMachineSchema,
-};
 
 const store = clusterStore();
 let namespace: string;

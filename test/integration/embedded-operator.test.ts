@@ -2,8 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { AgentComputerRecordSchema } from '../../api/presenters/agent-computer.js';
 import type { AgentComputerRecord } from '../../api/presenters/agent-computer.js';
@@ -14,20 +13,12 @@ import type { RunningOperator } from '../../operator/operator.js';
 import { ProcessRuntime } from '../../operator/runtimes/process.js';
 import { readRunnerRecord, workspacePaths } from '../../operator/runtimes/process/workspace.js';
 import { createLogger } from '../../platform/log.js';
+import { REPOSITORY_RUNNER_COMMAND } from '../support/runner-command.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import { call, startTestApi } from '../support/api-server.js';
 import type { TestApi } from '../support/api-server.js';
 
-const REPO = resolve('.');
-const RUNNER_COMMAND = {
-  command: process.execPath,
-  args: [
-    '--import',
-    pathToFileURL(join(REPO, 'test/support/register-swc.mjs')).href,
-    join(REPO, 'cli/main.ts'),
-    'runner',
-  ],
-};
+const RUNNER_COMMAND = REPOSITORY_RUNNER_COMMAND;
 const READY_MS = 60_000;
 
 let dir: string;

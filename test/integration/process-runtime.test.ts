@@ -3,8 +3,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { AgentComputerSpecSchema } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
 import { ProcessRuntime } from '../../operator/runtimes/process.js';
@@ -12,18 +11,9 @@ import type { ProcessRuntimeOptions } from '../../operator/runtimes/process.js';
 import { RunnerRecordSchema } from '../../operator/runtimes/process/workspace.js';
 import type { WorkloadObservation } from '../../operator/runtimes/types.js';
 import { createLogger } from '../../platform/log.js';
+import { REPOSITORY_RUNNER_COMMAND } from '../support/runner-command.js';
 
-// Absolute paths: the runner's working directory is its workspace, not this repository.
-const REPO = resolve('.');
-const RUNNER_COMMAND = {
-  command: process.execPath,
-  args: [
-    '--import',
-    pathToFileURL(join(REPO, 'test/support/register-swc.mjs')).href,
-    join(REPO, 'cli/main.ts'),
-    'runner',
-  ],
-};
+const RUNNER_COMMAND = REPOSITORY_RUNNER_COMMAND;
 const NAMESPACE = 'org-test';
 const READY_TIMEOUT_MS = 45_000;
 
