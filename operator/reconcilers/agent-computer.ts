@@ -14,7 +14,7 @@ import { deepEqual } from '../../platform/store/merge.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
-import { controllerReference } from '../runtimes/kube-types.js';
+import { controllerReference, deleteControlled } from '../runtimes/kube-types.js';
 import type { WorkloadObservation, WorkloadRuntime } from '../runtimes/types.js';
 import { workloadLabels } from '../runtimes/types.js';
 import { computeAgentComputerStatus } from './agent-computer-status.js';
@@ -92,6 +92,14 @@ export class AgentComputerReconciler implements Reconciler {
   private async finalize(ac: AgentComputer, runtime: WorkloadRuntime): Promise<void> {
     if (!(ac.metadata.finalizers ?? []).includes(WORKLOAD_FINALIZER)) return;
     await runtime.remove(ac);
+    // Garbage collection would get it too, but only once the collector knows the CRD (up to ~30 s).
+    await deleteControlled(
+      this.options.store,
+      SecretType,
+      ac.metadata.namespace ?? '',
+      tokenSecretName(ac),
+      ac.metadata.uid ?? '',
+    );
     const finalizers = (ac.metadata.finalizers ?? []).filter((f) => f !== WORKLOAD_FINALIZER);
     await this.options.store.replace(AgentComputerType, { ...ac, metadata: { ...ac.metadata, finalizers } });
   }
