@@ -57,9 +57,14 @@ describe('agentry operator', () => {
       expect(namespace.metadata.labels).toMatchObject({ 'agentry.dev/organization': org });
       const lease = await store.get(LeaseType, control, 'agentry-operator');
       expect(lease?.spec?.holderIdentity).toEqual(expect.any(String));
-      const metrics = await eventually('metrics', () =>
+      // The namespace appears mid-reconcile; the duration is observed when the reconcile returns.
+      const pattern = /agentry_reconcile_duration_seconds_count\{controller="organization"/;
+      const metrics = await eventually('reconcile metrics', () =>
         fetch(`http://127.0.0.1:${port}/metrics`).then(
-          (res) => (res.ok ? res.text() : undefined),
+          async (res) => {
+            const text = await res.text();
+            return pattern.test(text) ? text : undefined;
+          },
           () => undefined,
         ),
       );
