@@ -143,7 +143,9 @@ export class AgentComputerReconciler implements Reconciler {
 
   private idleDeadline(ac: AgentComputer): number | undefined {
     const idleMs = parseDuration(ac.spec.idleTimeout);
-    if (idleMs === 0 || ac.spec.operatingMode !== 'Running') return undefined;
+    // Only a running, ready workspace idles: one still booting has not been usable yet.
+    const ready = ac.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+    if (idleMs === 0 || ac.spec.operatingMode !== 'Running' || !ready) return undefined;
     const since = ac.status?.lastActivityAt ?? ac.metadata.creationTimestamp;
     return since === undefined ? undefined : Date.parse(since) + idleMs;
   }
@@ -162,16 +164,25 @@ export class AgentComputerReconciler implements Reconciler {
       { agentComputer: ac.metadata.name, namespace: ac.metadata.namespace },
       'hibernated after idle timeout',
     );
+    await this.options.events?.record(
+      ac,
+      'Normal',
+      'IdleTimeout',
+      `no activity for ${ac.spec.idleTimeout}; hibernating`,
+    );
     return true;
   }
 
   /** A (re)start counts as activity, so a resumed workspace is not hibernated again at once. */
+  /**
+   * Becoming ready counts as activity (first start and every resume), so the idle clock starts when
+   * the workspace can be used, not while it boots.
+   */
   private withActivity(ac: AgentComputer, status: AgentComputerStatus): AgentComputerStatus {
-    const wasHibernated = ac.status?.conditions?.some((c) => c.type === 'Hibernated' && c.status === 'True');
-    const resuming =
-      ac.spec.operatingMode === 'Running' &&
-      (wasHibernated === true || ac.status?.lastActivityAt === undefined);
-    return resuming ? { ...status, lastActivityAt: isoMillis(this.now()) } : status;
+    const ready = (conditions: AgentComputerStatus['conditions']) =>
+      conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+    const becameReady = ready(status.conditions) && !ready(ac.status?.conditions);
+    return becameReady ? { ...status, lastActivityAt: isoMillis(this.now()) } : status;
   }
 
   private async writeStatus(ac: AgentComputer, status: AgentComputerStatus): Promise<void> {

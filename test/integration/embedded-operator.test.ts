@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { AgentComputerRecordSchema } from '../../api/presenters/agent-computer.js';
 import type { AgentComputerRecord } from '../../api/presenters/agent-computer.js';
-import { AgentComputerType, SecretType, secretValue } from '../../crds/index.js';
+import { AgentComputerType, EventType, SecretType, secretValue } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
 import { startOperator } from '../../operator/operator.js';
 import type { RunningOperator } from '../../operator/operator.js';
@@ -97,6 +97,12 @@ async function created(name: string): Promise<AgentComputerRecord> {
   return AgentComputerRecordSchema.parse(await res.json());
 }
 
+async function stored(id: string): Promise<AgentComputer> {
+  const ac = await api.store.get(AgentComputerType, namespace, id);
+  if (ac === undefined) throw new Error(`agent computer ${id} is gone`);
+  return ac;
+}
+
 async function runner(id: string): Promise<{ endpoint: string; token: string; ac: AgentComputer }> {
   const ac = await api.store.get(AgentComputerType, namespace, id);
   const secret = await api.store.get(SecretType, namespace, `${id}-runner-token`);
@@ -167,6 +173,37 @@ describe('agent computers in the embedded default', () => {
     await untilStatus(made.id, 'ready');
     const resumed = await runner(made.id);
     expect(await healthy(resumed.endpoint, resumed.token)).toBe(true);
+  });
+
+  it('hibernate by themselves after idleTimeout, saying why, and resume on start', async () => {
+    const made = await created('idler');
+    await untilStatus(made.id, 'ready');
+    const ac = await stored(made.id);
+    await api.store.replace(AgentComputerType, { ...ac, spec: { ...ac.spec, idleTimeout: '3s' } });
+    await untilStatus(made.id, 'hibernated');
+    const slept = await stored(made.id);
+    expect(slept.spec.operatingMode).toBe('Hibernated');
+    expect(slept.metadata.annotations).toMatchObject({ 'agentry.dev/hibernated-by': 'idle-timeout' });
+    expect(slept.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: 'Hibernated', reason: 'IdleTimeout' }),
+    );
+    const { items } = await api.store.list(EventType, { namespace });
+    expect(items.map((event) => [event.involvedObject.name, event.reason])).toContainEqual([
+      made.id,
+      'IdleTimeout',
+    ]);
+
+    const latest = await stored(made.id);
+    await api.store.replace(AgentComputerType, { ...latest, spec: { ...latest.spec, idleTimeout: '15m' } });
+    expect((await call(api, `/v1/agent-computers/${made.id}/start`, { key, method: 'POST' })).status).toBe(
+      202,
+    );
+    await untilStatus(made.id, 'ready');
+    // Becoming ready again is activity: the idle clock restarts from the resume.
+    const resumed = await stored(made.id);
+    expect(Date.parse(resumed.status?.lastActivityAt ?? '')).toBeGreaterThan(
+      Date.parse(slept.status?.lastActivityAt ?? ''),
+    );
   });
 
   it('remove the runner and the resource on delete', async () => {
