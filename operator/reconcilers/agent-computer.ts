@@ -68,7 +68,7 @@ export class AgentComputerReconciler implements Reconciler {
         signal,
       );
     } catch (err) {
-      failure = err instanceof Error ? err.message : String(err);
+      failure = describeFailure(err);
       this.options.logger.warn({ err, agentComputer: request }, 'converging the workload failed');
     }
     const status = this.withActivity(
@@ -226,3 +226,13 @@ export class AgentComputerReconciler implements Reconciler {
 }
 
 const isoMillis = (date: Date): string => date.toISOString();
+
+/** An error and its causes in one line: "ensuring Service x: ... : the range is full" says why. */
+function describeFailure(err: unknown): string {
+  const parts: string[] = [];
+  for (let current: unknown = err; current !== undefined && parts.length < 5;) {
+    parts.push(current instanceof Error ? current.message : JSON.stringify(current));
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.join(': ');
+}

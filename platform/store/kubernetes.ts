@@ -185,6 +185,7 @@ export class KubernetesStore implements ResourceStore {
     this.closed = true;
     for (const controller of this.watches) controller.abort();
     this.watches.clear();
+    this.transport.close?.();
     return Promise.resolve();
   }
 
