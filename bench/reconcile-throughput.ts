@@ -40,6 +40,7 @@ import { PodRuntime } from '../operator/runtimes/pod.js';
 import { createLogger } from '../platform/log.js';
 import { KubernetesStore } from '../platform/store/kubernetes.js';
 import { startCluster } from '../test/cluster/harness/cluster.js';
+import { PersistentVolumeType } from '../test/cluster/kube-test-types.js';
 
 const N = Number(process.env.BENCH_N ?? 500);
 const WORKERS = (process.env.BENCH_WORKERS ?? '4').split(',').map((w) => Number(w.trim()));
@@ -192,22 +193,6 @@ const NodeType: ResourceType<z.infer<typeof NodeSchema>> = {
   hasStatusSubresource: true,
   schema: NodeSchema,
 };
-const PersistentVolumeSchema = z.object({
-  apiVersion: z.literal('v1'),
-  kind: z.literal('PersistentVolume'),
-  metadata: ObjectMetaSchema,
-  spec: z.looseObject({}),
-});
-const PersistentVolumeType: ResourceType<z.infer<typeof PersistentVolumeSchema>> = {
-  group: '',
-  version: 'v1',
-  kind: 'PersistentVolume',
-  plural: 'persistentvolumes',
-  namespaced: false,
-  hasStatusSubresource: true,
-  schema: PersistentVolumeSchema,
-};
-
 /**
  * kube-apiserver's default service range is 10.0.0.0/24: 253 ClusterIPs, and the pod runtime makes a
  * Service per AgentComputer. A second ServiceCIDR (GA since 1.33) makes room without a flag.

@@ -4,14 +4,12 @@
 // PersistentVolumes the cluster's missing provisioner would make, and polling helpers.
 import { randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
-import { z } from 'zod';
 import { AgentComputerRecordSchema } from '../../api/presenters/agent-computer.js';
 import type { AgentComputerRecord } from '../../api/presenters/agent-computer.js';
 import {
   AgentComputerSpecSchema,
   AgentComputerType,
   NamespaceType,
-  ObjectMetaSchema,
   OrganizationType,
   SecretType,
 } from '../../crds/index.js';
@@ -51,6 +49,7 @@ import type {
 import { CONTROL_NAMESPACE, call } from '../support/api-server.js';
 import type { TestApi } from '../support/api-server.js';
 import { clusterStore, eventually } from './support.js';
+import { PersistentVolumeType } from './kube-test-types.js';
 
 export const POD_IMAGE = 'registry.invalid/agentry-runner:test';
 export const VM_IMAGE = 'quay.io/containerdisks/agentry-runner:test';
@@ -217,23 +216,6 @@ export async function startTestOperator(options: {
     kill: () => end(() => operator.manager.kill()),
   };
 }
-
-// PersistentVolumes stand in for a provisioner, which the test cluster lacks: pre-bound to one claim.
-const PersistentVolumeSchema = z.object({
-  apiVersion: z.literal('v1'),
-  kind: z.literal('PersistentVolume'),
-  metadata: ObjectMetaSchema,
-  spec: z.looseObject({}),
-});
-const PersistentVolumeType: ResourceType<z.infer<typeof PersistentVolumeSchema>> = {
-  group: '',
-  version: 'v1',
-  kind: 'PersistentVolume',
-  plural: 'persistentvolumes',
-  namespaced: false,
-  hasStatusSubresource: true,
-  schema: PersistentVolumeSchema,
-};
 
 /** Volumes made for a test file's claims, deleted (they are cluster-scoped) by `deleteAll`. */
 export class TestVolumes {

@@ -24,14 +24,8 @@ import { PodRuntime, podWorkloadNames } from '../../operator/runtimes/pod.js';
 import { RUNNER_PORT } from '../../operator/runtimes/types.js';
 import type { WorkloadContext, WorkloadObservation } from '../../operator/runtimes/types.js';
 import { clusterStore, createTestNamespace, eventually } from './support.js';
+import { PersistentVolumeType } from './kube-test-types.js';
 
-// PersistentVolumes stand in for a provisioner, which the test cluster lacks: pre-bound to one claim.
-const PersistentVolumeSchema = z.object({
-  apiVersion: z.literal('v1'),
-  kind: z.literal('PersistentVolume'),
-  metadata: ObjectMetaSchema,
-  spec: z.looseObject({}),
-});
 const StorageClassSchema = z.object({
   apiVersion: z.literal('storage.k8s.io/v1'),
   kind: z.literal('StorageClass'),
@@ -48,16 +42,6 @@ const StorageClassType: ResourceType<z.infer<typeof StorageClassSchema>> = {
   hasStatusSubresource: false,
   schema: StorageClassSchema,
 };
-const PersistentVolumeType: ResourceType<z.infer<typeof PersistentVolumeSchema>> = {
-  group: '',
-  version: 'v1',
-  kind: 'PersistentVolume',
-  plural: 'persistentvolumes',
-  namespaced: false,
-  hasStatusSubresource: true,
-  schema: PersistentVolumeSchema,
-};
-
 const store = clusterStore();
 const runtimeOptions = {
   store,
