@@ -5,8 +5,6 @@ import { stringify } from 'yaml';
 import { secretData } from '../../crds/index.js';
 import type { AgentComputer, OwnerReference, Secret } from '../../crds/index.js';
 import { SecretType } from '../../crds/index.js';
-import type { Logger } from '../../platform/log.js';
-import type { ResourceStore } from '../../platform/store/types.js';
 import { TerminalError } from '../controller/types.js';
 import {
   NetworkPolicyType,
@@ -21,28 +19,12 @@ import {
 } from './kube-types.js';
 import type { Service, VirtualMachine } from './kube-types.js';
 import { runnerNetworkPolicy } from './network-policy.js';
-import type { EgressOptions } from './network-policy.js';
-import type { WorkloadDefaults } from './pod.js';
+import type { ClusterRuntimeOptions } from './cluster-options.js';
 import { WORKDIR } from './pod.js';
 import { RUNNER_PORT, workloadLabels } from './types.js';
 import type { WorkloadContext, WorkloadObservation, WorkloadRuntime } from './types.js';
 
-export interface KubevirtRuntimeOptions {
-  store: ResourceStore;
-  /** Where the API server and operator run: the only pods the NetworkPolicy admits. */
-  controlNamespace: string;
-  /**
-   * The root disk's source when `spec.resources.image` is unset: a container image with a bootable
-   * disk (imported by CDI from the registry), or `pvc:<namespace>/<name>` to clone a golden PVC.
-   */
-  defaultImage: string;
-  defaults: WorkloadDefaults;
-  /** The DataVolume's storage class; unset: the cluster default. */
-  storageClassName?: string | undefined;
-  /** Egress of workloads; unset: DEFAULT_EGRESS (internet, not the cluster nor metadata). */
-  egress?: EgressOptions | undefined;
-  logger: Logger;
-}
+export type KubevirtRuntimeOptions = ClusterRuntimeOptions;
 
 /** Template annotation: a new value changes the template, and a running VM is cycled to pick it up. */
 export const RESTARTED_AT_ANNOTATION = 'agentry.dev/restarted-at';

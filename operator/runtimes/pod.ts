@@ -1,9 +1,7 @@
 // The `pod` runtime (DESIGN.md §3): an AgentComputer as a Pod, a PVC for /code, a Service and a
 // NetworkPolicy. Hibernate deletes the Pod and keeps the rest; a redeploy is a new Pod on the same disk.
 import type { AgentComputer, OwnerReference } from '../../crds/index.js';
-import type { Logger } from '../../platform/log.js';
 import { isStoreError } from '../../platform/store/types.js';
-import type { ResourceStore } from '../../platform/store/types.js';
 import {
   PersistentVolumeClaimType,
   PodType,
@@ -21,30 +19,12 @@ import {
 } from './kube-types.js';
 import type { PersistentVolumeClaim, Pod, Service } from './kube-types.js';
 import { runnerNetworkPolicy } from './network-policy.js';
-import type { EgressOptions } from './network-policy.js';
+import type { ClusterRuntimeOptions, WorkloadDefaults } from './cluster-options.js';
 import { RUNNER_PORT, workloadLabels } from './types.js';
 import type { WorkloadContext, WorkloadObservation, WorkloadRuntime } from './types.js';
 
-export interface WorkloadDefaults {
-  cpu: string;
-  memory: string;
-  disk: string;
-}
-
-export interface PodRuntimeOptions {
-  store: ResourceStore;
-  /** Where the API server and operator run: the only pods the NetworkPolicy admits. */
-  controlNamespace: string;
-  /** The runner image when `spec.resources.image` is unset. */
-  defaultImage: string;
-  /** Resources when `spec.resources` leaves them unset. */
-  defaults: WorkloadDefaults;
-  /** The PVC's storage class; unset: the cluster default. */
-  storageClassName?: string | undefined;
-  /** Egress of workloads; unset: DEFAULT_EGRESS (internet, not the cluster nor metadata). */
-  egress?: EgressOptions | undefined;
-  logger: Logger;
-}
+export type { WorkloadDefaults } from './cluster-options.js';
+export type PodRuntimeOptions = ClusterRuntimeOptions;
 
 /** Where the disk is mounted, the runner's working directory. */
 export const WORKDIR = '/code';

@@ -3,7 +3,7 @@
 // and ready, Halted → Stopped, a VM labelled agentry_fail=<status> fails that way).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { AgentComputerType, SecretType, secretValue } from '../../crds/index.js';
+import { SecretType, secretValue } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
 import { WORKLOAD_FINALIZER } from '../../operator/reconcilers/agent-computer.js';
 import {
@@ -31,7 +31,7 @@ import {
   restRecord,
   startTestOperator,
   untilRestStatus,
-  workloadObjects,
+  expectNothingLeft,
 } from './operator-support.js';
 import type { TestOperator } from './operator-support.js';
 import { clusterStore, eventually } from './support.js';
@@ -246,25 +246,6 @@ describe('the life of an agent computer on the kubevirt runtime', () => {
     const { id } = await createThroughApi(api, key, 'goner');
     await untilRestStatus(api, key, id, 'ready', READY_MS);
     expect((await call(api, `/v1/agent-computers/${id}`, { key, method: 'DELETE' })).status).toBe(204);
-    const empty = {
-      Pod: [],
-      Service: [],
-      PersistentVolumeClaim: [],
-      Secret: [],
-      NetworkPolicy: [],
-      VirtualMachine: [],
-    };
-    await eventually(
-      'everything collected',
-      async () => {
-        const left = await workloadObjects(store, namespace, id);
-        const gone = (await store.get(AgentComputerType, namespace, id)) === undefined;
-        return gone && JSON.stringify(left) === JSON.stringify(empty) ? true : undefined;
-      },
-      // The token Secret goes by garbage collection, which learns of new CRDs every 30 s.
-      GC_MS,
-    );
-    expect(await workloadObjects(store, namespace, id)).toEqual(empty);
-    expect((await call(api, `/v1/agent-computers/${id}`, { key })).status).toBe(404);
+    await expectNothingLeft(api, key, store, namespace, id, GC_MS);
   }, 300_000);
 });

@@ -2,6 +2,7 @@
 // seen through a scope so that it reconciles only its own test's namespaces (the cluster is shared
 // by every test file, some of which drive runtimes by hand on AgentComputers of their own), the
 // PersistentVolumes the cluster's missing provisioner would make, and polling helpers.
+import { expect } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { AgentComputerRecordSchema } from '../../api/presenters/agent-computer.js';
@@ -400,3 +401,36 @@ export const controllerOf = (ac: AgentComputer): unknown => [
     blockOwnerDeletion: true,
   },
 ];
+
+/**
+ * After DELETE: waits until the AgentComputer and every object made for it are gone (the finalizer
+ * removes the workload and its token Secret; garbage collection the rest), then checks the REST 404.
+ */
+export async function expectNothingLeft(
+  api: TestApi,
+  key: string,
+  store: ResourceStore,
+  namespace: string,
+  id: string,
+  timeoutMs: number,
+): Promise<void> {
+  const empty = {
+    Pod: [],
+    Service: [],
+    PersistentVolumeClaim: [],
+    Secret: [],
+    NetworkPolicy: [],
+    VirtualMachine: [],
+  };
+  await eventually(
+    'everything collected',
+    async () => {
+      const left = await workloadObjects(store, namespace, id);
+      const gone = (await store.get(AgentComputerType, namespace, id)) === undefined;
+      return gone && JSON.stringify(left) === JSON.stringify(empty) ? true : undefined;
+    },
+    timeoutMs,
+  );
+  expect(await workloadObjects(store, namespace, id)).toEqual(empty);
+  expect((await call(api, `/v1/agent-computers/${id}`, { key })).status).toBe(404);
+}

@@ -1,0 +1,29 @@
+import type { Logger } from '../../platform/log.js';
+import type { ResourceStore } from '../../platform/store/types.js';
+import type { EgressOptions } from './network-policy.js';
+
+/** Resources of a workload when its `spec.resources` leaves them unset. */
+export interface WorkloadDefaults {
+  cpu: string;
+  memory: string;
+  disk: string;
+}
+
+/** What the runtimes that make Kubernetes objects (pod, kubevirt) are configured with. */
+export interface ClusterRuntimeOptions {
+  store: ResourceStore;
+  /** Where the API server and operator run: the only pods the NetworkPolicy admits. */
+  controlNamespace: string;
+  /**
+   * Used when `spec.resources.image` is unset. pod: the runner image. kubevirt: the root disk's
+   * source, a container image with a bootable disk (imported by CDI) or `pvc:<namespace>/<name>`
+   * to clone a golden PVC.
+   */
+  defaultImage: string;
+  defaults: WorkloadDefaults;
+  /** Storage class of the workload disk (PVC or DataVolume); unset: the cluster default. */
+  storageClassName?: string | undefined;
+  /** Egress of workloads; unset: DEFAULT_EGRESS (internet, not the cluster nor metadata). */
+  egress?: EgressOptions | undefined;
+  logger: Logger;
+}
