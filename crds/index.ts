@@ -21,3 +21,4 @@ export const AGENTRY_RESOURCE_TYPES = [
   ContextLakeType,
   WebhookType,
 ] as const;
+export * from './task-status.js';

@@ -51,6 +51,11 @@ export const TaskSpecSchema = z.object({
   branch: z.string().max(255).optional(),
   skills: z.array(skillName).max(100).optional(),
   prompts: z.array(PromptSpecSchema).min(1).max(1000),
+  /**
+   * Set while visibility is `public`: the share link's token is derived from it with the
+   * installation key, so the resource holds no credential; a new one kills old links.
+   */
+  shareId: z.uuid().optional(),
   /** Soft delete: set once; the task answers 404 from then on and is purged after retention. */
   deletedAt: isoTimestamp.optional(),
 });
@@ -60,6 +65,8 @@ export type TaskSpec = z.infer<typeof TaskSpecSchema>;
 export const PromptStatusEntrySchema = z.object({
   id: z.uuid(),
   status: PromptStatusSchema,
+  /** When the runner accepted it (idempotent by prompt id, so a retry after a crash is harmless). */
+  dispatchedAt: isoTimestamp.optional(),
   startedAt: isoTimestamp.optional(),
   completedAt: isoTimestamp.optional(),
   /** Highest event sequence number recorded for this prompt; dispatch resumes after it. */

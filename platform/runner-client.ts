@@ -1,0 +1,183 @@
+import { createParser } from 'eventsource-parser';
+import type { z } from 'zod';
+import { EventsPageSchema, PromptStateSchema, TaskEventSchema } from './runner-protocol.js';
+import type { DispatchPromptRequest, EventsPage, PromptState, TaskEvent } from './runner-protocol.js';
+
+/** A runner answered with an error status, or could not be reached (`status` undefined). */
+export class RunnerRequestError extends Error {
+  override name = 'RunnerRequestError';
+
+  constructor(
+    message: string,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  /** The runner is down or unreachable: worth retrying once the workspace is up again. */
+  get unreachable(): boolean {
+    return this.status === undefined || this.status === 502 || this.status === 503;
+  }
+}
+
+export interface RunnerClientOptions {
+  /** `http://host:port` of the runner (AgentComputer status.endpoint). */
+  endpoint: string;
+  token: string;
+  /** For short calls (not streams). Default 10 s. */
+  timeoutMs?: number;
+}
+
+export interface EventStreamOptions {
+  /** Events with a seq above this. */
+  after?: number;
+  promptId?: string;
+  signal: AbortSignal;
+}
+
+const DISPATCH_TIMEOUT_MS = 30_000;
+
+/** The runner's protocol (platform/runner-protocol.ts) as calls; shared by the operator and the API server. */
+export class RunnerClient {
+  private readonly base: string;
+
+  constructor(private readonly options: RunnerClientOptions) {
+    this.base = options.endpoint.replace(/\/+$/, '');
+  }
+
+  /** Idempotent by prompt id: a second call for a known prompt answers its current state. */
+  async dispatchPrompt(
+    taskId: string,
+    promptId: string,
+    request: DispatchPromptRequest,
+  ): Promise<PromptState> {
+    return this.call(
+      'PUT',
+      `/v1/tasks/${taskId}/prompts/${promptId}`,
+      PromptStateSchema,
+      request,
+      DISPATCH_TIMEOUT_MS,
+    );
+  }
+
+  /** The prompt's state, or undefined when the runner never received it. */
+  async getPrompt(taskId: string, promptId: string): Promise<PromptState | undefined> {
+    try {
+      return await this.call('GET', `/v1/tasks/${taskId}/prompts/${promptId}`, PromptStateSchema);
+    } catch (err) {
+      if (err instanceof RunnerRequestError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /** Answers once the prompt is terminal (a running executor is killed first); undefined when unknown. */
+  async cancelPrompt(taskId: string, promptId: string): Promise<PromptState | undefined> {
+    try {
+      return await this.call(
+        'POST',
+        `/v1/tasks/${taskId}/prompts/${promptId}/cancel`,
+        PromptStateSchema,
+        undefined,
+        DISPATCH_TIMEOUT_MS,
+      );
+    } catch (err) {
+      if (err instanceof RunnerRequestError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  async listEvents(taskId: string, options: { after?: number; promptId?: string } = {}): Promise<EventsPage> {
+    return this.call('GET', `/v1/tasks/${taskId}/events${query(options)}`, EventsPageSchema);
+  }
+
+  /**
+   * The task's events after `after`, live, until `signal` aborts or the connection drops (then the
+   * iterator ends; callers resume from the last seq they saw). Malformed events are an error.
+   */
+  async *streamEvents(taskId: string, options: EventStreamOptions): AsyncGenerator<TaskEvent> {
+    const response = await this.fetch(`/v1/tasks/${taskId}/events${query(options)}`, {
+      headers: { accept: 'text/event-stream' },
+      signal: options.signal,
+    });
+    if (response.body === null) return;
+    const pending: TaskEvent[] = [];
+    let malformed: Error | undefined;
+    const parser = createParser({
+      onEvent(message) {
+        if (message.event !== 'event') return;
+        const parsed = TaskEventSchema.safeParse(parseJson(message.data));
+        if (parsed.success) pending.push(parsed.data);
+        else malformed ??= new Error(`the runner sent a malformed event: ${parsed.error.message}`);
+      },
+    });
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+        parser.feed(decoder.decode(chunk, { stream: true }));
+        if (malformed !== undefined) throw malformed;
+        yield* pending.splice(0);
+      }
+    } catch (err) {
+      if (options.signal.aborted) return;
+      if (err === malformed) throw err;
+      return; // the connection dropped: the caller resumes from the last seq it saw
+    }
+  }
+
+  private async call<T>(
+    method: string,
+    path: string,
+    schema: z.ZodType<T>,
+    body?: unknown,
+    timeoutMs = this.options.timeoutMs ?? 10_000,
+  ): Promise<T> {
+    const response = await this.fetch(path, {
+      method,
+      signal: AbortSignal.timeout(timeoutMs),
+      ...(body === undefined
+        ? {}
+        : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    });
+    const text = await response.text();
+    const parsed = schema.safeParse(parseJson(text));
+    if (!parsed.success) throw new RunnerRequestError(`${method} ${path}: unexpected answer from the runner`);
+    return parsed.data;
+  }
+
+  /** fetch with the token; a network failure or non-2xx becomes a RunnerRequestError. */
+  private async fetch(path: string, init: RequestInit): Promise<Response> {
+    const headers = new Headers(init.headers);
+    headers.set('authorization', `Bearer ${this.options.token}`);
+    let response: Response;
+    try {
+      response = await fetch(`${this.base}${path}`, { ...init, headers });
+    } catch (err) {
+      throw new RunnerRequestError(`the runner at ${this.base} cannot be reached`, undefined, { cause: err });
+    }
+    if (!response.ok) {
+      const detail = await response.text().catch(() => '');
+      throw new RunnerRequestError(
+        `${init.method ?? 'GET'} ${path}: the runner answered ${response.status} ${detail.slice(0, 300)}`,
+        response.status,
+      );
+    }
+    return response;
+  }
+}
+
+function query(options: { after?: number | undefined; promptId?: string | undefined }): string {
+  const params = new URLSearchParams();
+  if (options.after !== undefined) params.set('after', String(options.after));
+  if (options.promptId !== undefined) params.set('promptId', options.promptId);
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+
+/**
+ * The runner's HTTP protocol, spoken by the operator (dispatch, cancel, follow) and the API server
+ * (read events). The runner imports it too; it is the only contract between them (DESIGN.md §1).
+ *
+ * Routes (all behind `Authorization: Bearer <workload token>`):
+ * - PUT  /v1/tasks/:taskId/prompts/:promptId          DispatchPromptRequest → 201 (new) / 200 (known) PromptState
+ * - GET  /v1/tasks/:taskId/prompts/:promptId          → PromptState, 404 when never dispatched
+ * - POST /v1/tasks/:taskId/prompts/:promptId/cancel   → PromptState (terminal); 404 when never dispatched
+ * - GET  /v1/tasks/:taskId/events?after=N&promptId=P  → SSE (`Accept: text/event-stream`) or EventsPage JSON
+ *   The SSE stream sends `id: <seq>`, `event: event`, `data: <TaskEvent>` and `: keepalive` every 15 s;
+ *   it never ends by itself (the runner cannot know whether more prompts will come).
+ */
+
+/** CONTRACT.md §3 event types. */
+export const EventTypeSchema = z.enum([
+  'init',
+  'thinking',
+  'text',
+  'tool_use',
+  'tool_result',
+  'result',
+  'error',
+  'status',
+]);
+export type EventType = z.infer<typeof EventTypeSchema>;
+
+/** Prompt statuses as the runner and the Task status know them (CONTRACT.md §3). */
+export const RunnerPromptStatusSchema = z.enum(['pending', 'running', 'succeeded', 'failed', 'canceled']);
+export type RunnerPromptStatus = z.infer<typeof RunnerPromptStatusSchema>;
+
+export const TERMINAL_PROMPT_STATUSES: readonly RunnerPromptStatus[] = ['succeeded', 'failed', 'canceled'];
+export const isTerminalPromptStatus = (status: RunnerPromptStatus): boolean =>
+  TERMINAL_PROMPT_STATUSES.includes(status);
+
+/** Payload of each event type (CONTRACT.md §3). Unknown keys are kept: executors may add detail. */
+export const EventPayloadSchemas = {
+  init: z.looseObject({ cwd: z.string(), executor: z.string(), model: z.string().nullable() }),
+  thinking: z.looseObject({ content: z.string() }),
+  text: z.looseObject({ content: z.string() }),
+  tool_use: z.looseObject({ id: z.string(), name: z.string(), input: z.unknown() }),
+  tool_result: z.looseObject({ id: z.string(), output: z.unknown(), isError: z.boolean() }),
+  result: z.looseObject({ result: z.string(), usage: z.record(z.string(), z.unknown()).optional() }),
+  error: z.looseObject({ message: z.string() }),
+  status: z.looseObject({ status: RunnerPromptStatusSchema, error: z.string().optional() }),
+} as const satisfies Record<EventType, z.ZodType>;
+
+/** One event of a task's append-only log: `seq` starts at 0 per task and never repeats. */
+export const TaskEventSchema = z.object({
+  seq: z.number().int().min(0),
+  timestamp: z.string(),
+  promptId: z.string(),
+  eventType: EventTypeSchema,
+  payload: z.record(z.string(), z.unknown()),
+});
+export type TaskEvent = z.infer<typeof TaskEventSchema>;
+
+/** How an executor is started: resolved by the operator from its catalog, secrets included. */
+export const ExecutorInvocationSchema = z.object({
+  name: z.string().min(1).max(63),
+  /** How its output is read: see runner/executors/. */
+  format: z.enum(['claude-stream-json', 'codex-json', 'gemini-stream-json', 'opencode-json', 'lines']),
+  command: z.string().min(1),
+  /** `{prompt}`, `{model}` and `{promptFile}` are replaced; an argument naming `{model}` is dropped with its flag when no model is set. */
+  args: z.array(z.string()),
+  /** `argument`: in args as `{prompt}`; `stdin`: written to its stdin; `file`: `{promptFile}` names a file holding it. */
+  promptVia: z.enum(['argument', 'stdin', 'file']),
+  /** Environment values, secrets already resolved (never logged, never written to the event log). */
+  env: z.record(z.string(), z.string()),
+  model: z.string().max(200).optional(),
+  /** The prompt is failed and its process group killed after this long. */
+  timeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 3600),
+});
+export type ExecutorInvocation = z.infer<typeof ExecutorInvocationSchema>;
+
+/** A file to place at /code/<filename> before the prompt runs, fetched from a signed URL. */
+export const PromptInputFileSchema = z.object({
+  filename: z.string().min(1).max(1024),
+  url: z.url(),
+});
+
+export const DispatchPromptRequestSchema = z.strictObject({
+  text: z.string().min(1).max(100_000),
+  executor: ExecutorInvocationSchema,
+  files: z.array(PromptInputFileSchema).max(100).default([]),
+  skills: z.array(z.string()).max(100).default([]),
+  /** Cloned into the working directory before the first prompt that names it (once per repository). */
+  githubUrl: z.string().max(2048).optional(),
+  branch: z.string().max(255).optional(),
+});
+export type DispatchPromptRequest = z.input<typeof DispatchPromptRequestSchema>;
+export type DispatchPrompt = z.output<typeof DispatchPromptRequestSchema>;
+
+/** What the runner knows of one prompt. */
+export const PromptStateSchema = z.object({
+  taskId: z.string(),
+  promptId: z.string(),
+  status: RunnerPromptStatusSchema,
+  acceptedAt: z.string(),
+  startedAt: z.string().optional(),
+  completedAt: z.string().optional(),
+  /** seq of the last event of this prompt so far (-1 before its first). */
+  lastSeq: z.number().int().min(-1),
+  finalResult: z.string().optional(),
+  error: z.string().optional(),
+});
+export type PromptState = z.infer<typeof PromptStateSchema>;
+
+/** GET events as JSON: every event after `after` (optionally of one prompt), and the task's last seq. */
+export const EventsPageSchema = z.object({
+  events: z.array(TaskEventSchema),
+  /** The task's highest seq so far (-1 when it has none). */
+  lastSeq: z.number().int().min(-1),
+});
+export type EventsPage = z.infer<typeof EventsPageSchema>;
+
+/** Task and prompt ids in runner paths: UUIDs, so they are also safe directory names. */
+export const RunnerIdSchema = z.uuid();

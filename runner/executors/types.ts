@@ -1,0 +1,36 @@
+import type { EventType, ExecutorInvocation } from '../../platform/runner-protocol.js';
+
+/** An event as an executor produces it; the event log adds seq, timestamp and promptId. */
+export interface ExecutorEvent {
+  eventType: Exclude<EventType, 'status'>;
+  payload: Record<string, unknown>;
+}
+
+/** How a run ended. `finalResult` is the answer the `result` event carried (if any). */
+export type ExecutorOutcome =
+  | { status: 'succeeded'; finalResult: string }
+  | { status: 'failed'; error: string; finalResult?: string }
+  | { status: 'canceled' };
+
+export interface ExecutorRun {
+  invocation: ExecutorInvocation;
+  prompt: string;
+  /** The working directory (`/code`). */
+  cwd: string;
+  /** A private directory for this prompt (the prompt file of `promptVia: file` goes here). */
+  scratchDir: string;
+  /** Aborting kills the executor's whole process group (SIGTERM, then SIGKILL after a grace period). */
+  signal: AbortSignal;
+  /**
+   * Called for each normalized event, in order; the run awaits it (the event log makes each one
+   * durable before the next is read), so a slow disk slows the executor rather than losing events.
+   */
+  onEvent(event: ExecutorEvent): Promise<void>;
+}
+
+/**
+ * Runs one prompt with one executor and resolves when it and every process it started are gone.
+ * Never rejects for executor failures (a missing binary, a non-zero exit, a timeout): those are a
+ * `failed` outcome with an `error` event already emitted. `canceled` only when `signal` aborted.
+ */
+export type RunExecutor = (run: ExecutorRun) => Promise<ExecutorOutcome>;
