@@ -1,4 +1,7 @@
 // Reconcile throughput against a real kube-apiserver (the KWOK cluster of test/cluster/harness):
+import { randomBytes } from 'node:crypto';
+import { ExecutorCatalog } from '../platform/executor-catalog.js';
+import { InstallationKey } from '../platform/installation-key.js';
 // - baseline: N PVC + Pod pairs created directly with @kubernetes/client-node, timed from the first
 //   create until every Pod is Ready;
 // - measured: N AgentComputers (pod runtime) created with the Kubernetes store while the operator runs
@@ -439,6 +442,8 @@ async function runMeasured(
   });
   const operator = await startOperator({
     store,
+    installationKey: new InstallationKey(randomBytes(32)),
+    executors: new ExecutorCatalog(),
     logger,
     registry,
     runtimes: new Map([['pod', runtime]]),

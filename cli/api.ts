@@ -3,6 +3,8 @@ import { createApiApp } from '../api/app.js';
 import { ReadModel } from '../api/read-model.js';
 import { publicUrlOf } from '../platform/config.js';
 import type { Config } from '../platform/config.js';
+import { loadExecutorCatalog } from '../platform/executor-catalog.js';
+import { ensureInstallationKey } from '../platform/installation-key.js';
 import { createLogger } from '../platform/log.js';
 import { createMetricsRegistry } from '../platform/metrics.js';
 import { openStore } from '../platform/store/open.js';
@@ -12,6 +14,8 @@ import { AGENTRY_VERSION } from '../platform/version.js';
 export async function runApiCommand(config: Config): Promise<number> {
   const logger = createLogger({ level: config.AGENTRY_LOG_LEVEL, name: 'agentry-api' });
   const store = await openStore(config);
+  const installationKey = await ensureInstallationKey(store, config.AGENTRY_NAMESPACE);
+  const executors = await loadExecutorCatalog(config.AGENTRY_EXECUTORS_FILE);
   const readModel = new ReadModel(store, { controlNamespace: config.AGENTRY_NAMESPACE, logger });
   let ready = false;
   const app = createApiApp({
@@ -20,6 +24,8 @@ export async function runApiCommand(config: Config): Promise<number> {
     logger,
     metrics: createMetricsRegistry(),
     controlNamespace: config.AGENTRY_NAMESPACE,
+    installationKey,
+    executors,
     publicUrl: publicUrlOf(config),
     version: AGENTRY_VERSION,
     isReady: () => ready,

@@ -8,6 +8,9 @@ import type { Config } from '../platform/config.js';
 import { createLogger } from '../platform/log.js';
 import type { Logger } from '../platform/log.js';
 import { createMetricsRegistry } from '../platform/metrics.js';
+import { parseDuration } from '../platform/duration.js';
+import { loadExecutorCatalog } from '../platform/executor-catalog.js';
+import { ensureInstallationKey } from '../platform/installation-key.js';
 import { openStore } from '../platform/store/open.js';
 import type { ResourceStore } from '../platform/store/types.js';
 
@@ -79,6 +82,9 @@ export async function runOperatorCommand(config: Config): Promise<number> {
     runtimes: clusterRuntimes(store, config, logger),
     defaultRuntime: config.AGENTRY_DEFAULT_RUNTIME === 'process' ? 'pod' : config.AGENTRY_DEFAULT_RUNTIME,
     controlNamespace: config.AGENTRY_NAMESPACE,
+    installationKey: await ensureInstallationKey(store, config.AGENTRY_NAMESPACE),
+    executors: await loadExecutorCatalog(config.AGENTRY_EXECUTORS_FILE),
+    deletedTaskRetentionMs: parseDuration(config.AGENTRY_DELETED_TASK_RETENTION),
     ...(config.AGENTRY_LEADER_ELECTION
       ? { leaderElection: { namespace: config.AGENTRY_NAMESPACE, name: 'agentry-operator' } }
       : {}),

@@ -4,6 +4,11 @@ import { createApiApp } from '../api/app.js';
 import { ReadModel } from '../api/read-model.js';
 import { publicUrlOf } from '../platform/config.js';
 import type { Config } from '../platform/config.js';
+import { parseDuration } from '../platform/duration.js';
+import { loadExecutorCatalog } from '../platform/executor-catalog.js';
+import type { ExecutorCatalog } from '../platform/executor-catalog.js';
+import { ensureInstallationKey } from '../platform/installation-key.js';
+import type { InstallationKey } from '../platform/installation-key.js';
 import { createLogger } from '../platform/log.js';
 import { createMetricsRegistry } from '../platform/metrics.js';
 import { openStore } from '../platform/store/open.js';
@@ -40,6 +45,21 @@ function runnerCommandOfThisProcess(): RunnerCommand {
 }
 
 /**
+ * On one machine the agent CLIs use the credentials of whoever runs `agentry serve`: each executor
+ * variable (ANTHROPIC_API_KEY...) without a Secret is taken from this process's environment.
+ */
+function executorEnvOfThisProcess(executors: ExecutorCatalog): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of executors.names()) {
+    for (const variable of Object.keys(executors.get(name)?.env ?? {})) {
+      const value = process.env[variable];
+      if (value !== undefined) env[variable] = value;
+    }
+  }
+  return env;
+}
+
+/**
  * The operator in this process, running agent computers as local runner processes under the data
  * directory. Runners are started the way this process was (same node flags and entry point).
  */
@@ -48,6 +68,7 @@ async function startEmbeddedOperator(
   config: Config,
   logger: Logger,
   registry: Registry,
+  shared: { installationKey: InstallationKey; executors: ExecutorCatalog },
 ): Promise<{ operator: RunningOperator; runtime: ProcessRuntime }> {
   let notify: (namespace: string, name: string) => void = () => undefined;
   const runtime = new ProcessRuntime({
@@ -66,6 +87,9 @@ async function startEmbeddedOperator(
     runtimes: new Map([['process', runtime]]),
     defaultRuntime: 'process',
     controlNamespace: config.AGENTRY_NAMESPACE,
+    ...shared,
+    executorEnvFallback: executorEnvOfThisProcess(shared.executors),
+    deletedTaskRetentionMs: parseDuration(config.AGENTRY_DELETED_TASK_RETENTION),
   });
   notify = (namespace, name) => {
     operator.notifyAgentComputer(namespace, name);
@@ -81,7 +105,12 @@ export async function serve(config: Config, announce: (line: string) => void): P
   const newKey = await ensureBootstrapKey(store, config.AGENTRY_NAMESPACE, config.AGENTRY_API_KEY);
 
   const metrics = createMetricsRegistry();
-  const { operator, runtime } = await startEmbeddedOperator(store, config, logger, metrics);
+  const installationKey = await ensureInstallationKey(store, config.AGENTRY_NAMESPACE);
+  const executors = await loadExecutorCatalog(config.AGENTRY_EXECUTORS_FILE);
+  const { operator, runtime } = await startEmbeddedOperator(store, config, logger, metrics, {
+    installationKey,
+    executors,
+  });
   const readModel = new ReadModel(store, { controlNamespace: config.AGENTRY_NAMESPACE, logger });
   let ready = false;
   const app = createApiApp({
@@ -90,6 +119,8 @@ export async function serve(config: Config, announce: (line: string) => void): P
     logger,
     metrics,
     controlNamespace: config.AGENTRY_NAMESPACE,
+    installationKey,
+    executors,
     publicUrl: publicUrlOf(config),
     version: AGENTRY_VERSION,
     isReady: () => ready,

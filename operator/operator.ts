@@ -1,10 +1,16 @@
 import type { Registry } from 'prom-client';
-import { AgentComputerType, NamespaceType, OrganizationType, SecretType } from '../crds/index.js';
-import type { Runtime } from '../crds/index.js';
+import { AgentComputerType, NamespaceType, OrganizationType, SecretType, TaskType } from '../crds/index.js';
+import type { AgentComputer, Runtime, Task } from '../crds/index.js';
+import type { ExecutorCatalog } from '../platform/executor-catalog.js';
+import type { InstallationKey } from '../platform/installation-key.js';
 import { EventRecorder } from '../platform/events.js';
 import type { Logger } from '../platform/log.js';
 import type { ResourceStore } from '../platform/store/types.js';
 import { ControllerManager } from './controller/index.js';
+import type { Controller } from './controller/index.js';
+import { TaskReconciler } from './reconcilers/task.js';
+import { TaskEventFollowers } from './tasks/event-followers.js';
+import { TaskMetrics } from './tasks/task-metrics.js';
 import type { LeaderElectionConfig, ManagerExit } from './controller/index.js';
 import type { ResourceType } from '../crds/index.js';
 import { AgentComputerReconciler } from './reconcilers/agent-computer.js';
@@ -29,12 +35,22 @@ export interface OperatorOptions {
   leaderElection?: LeaderElectionConfig;
   /** Parallel reconciles of agent computers (each one waits on its workload's API calls). */
   agentComputerWorkers?: number;
+  /** Derives runner tokens (shared with the API server). */
+  installationKey: InstallationKey;
+  executors: ExecutorCatalog;
+  /** Executor variables for which no Secret exists: the embedded default passes its own environment. */
+  executorEnvFallback?: Readonly<Record<string, string>>;
+  /** How long soft-deleted tasks are kept before they are removed. Default 7 days. */
+  deletedTaskRetentionMs?: number;
+  taskWorkers?: number;
 }
 
 export interface RunningOperator {
   manager: ControllerManager;
   /** Wakes the reconciler of one agent computer (runtimes call it when a workload changes). */
   notifyAgentComputer(namespace: string, name: string): void;
+  /** Wakes the reconciler of one task. */
+  notifyTask(namespace: string, name: string): void;
   /** Settles when the operator stops; 'lost-leadership' means the process should exit. */
   done: Promise<ManagerExit>;
   stop(): Promise<void>;
@@ -74,22 +90,76 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     name: 'agentcomputer',
     for: AgentComputerType,
     owns: ownedTypes(options.runtimes),
+    // A task's prompts keep its workspace from idling, and their end restarts the idle clock.
+    watches: [
+      {
+        type: TaskType,
+        map: (task: Task) => [{ namespace: task.metadata.namespace, name: task.spec.workspace }],
+      },
+    ],
     reconciler: new AgentComputerReconciler({
       store,
       events,
       logger,
       runtimes: options.runtimes,
       defaultRuntime: options.defaultRuntime,
+      installationKey: options.installationKey,
     }),
     workers: options.agentComputerWorkers ?? 4,
   });
+  const tasks = addTaskController(manager, options, events);
   await manager.start();
   return {
     manager,
     notifyAgentComputer(namespace, name) {
       agentComputers.enqueue({ namespace, name });
     },
+    notifyTask(namespace, name) {
+      tasks.controller.enqueue({ namespace, name });
+    },
     done: manager.done,
-    stop: () => manager.stop(),
+    async stop() {
+      await manager.stop();
+      await tasks.followers.stopAll();
+    },
   };
+}
+
+/** The Task controller, woken by its tasks, by their workspaces' changes and by runner events. */
+function addTaskController(manager: ControllerManager, options: OperatorOptions, events: EventRecorder) {
+  const holder: { controller?: Controller } = {};
+  const followers = new TaskEventFollowers({
+    logger: options.logger.child({ component: 'task-events' }),
+    onProgress: (namespace, name) => holder.controller?.enqueue({ namespace, name }),
+  });
+  const controller = manager.add({
+    name: 'task',
+    for: TaskType,
+    watches: [
+      {
+        type: AgentComputerType,
+        map: (workspace: AgentComputer) =>
+          manager.caches
+            .list(TaskType, workspace.metadata.namespace)
+            .filter((task) => task.spec.workspace === workspace.metadata.name)
+            .map((task) => ({ namespace: task.metadata.namespace, name: task.metadata.name })),
+      },
+    ],
+    reconciler: new TaskReconciler({
+      store: options.store,
+      logger: options.logger.child({ controller: 'task' }),
+      events,
+      installationKey: options.installationKey,
+      executors: options.executors,
+      followers,
+      metrics: new TaskMetrics(options.registry),
+      envFallback: options.executorEnvFallback ?? {},
+      ...(options.deletedTaskRetentionMs === undefined
+        ? {}
+        : { deletedRetentionMs: options.deletedTaskRetentionMs }),
+    }),
+    workers: options.taskWorkers ?? 4,
+  });
+  holder.controller = controller;
+  return { controller, followers };
 }

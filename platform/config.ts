@@ -31,6 +31,13 @@ export const ConfigSchema = z.object({
   AGENTRY_WORKLOAD_MEMORY: z.string().default('4Gi'),
   AGENTRY_WORKLOAD_DISK: z.string().default('20Gi'),
   AGENTRY_STORAGE_CLASS: z.string().min(1).optional(),
+  /** API and operator: executor definitions (YAML or JSON `{ executors: [...] }`) replacing or adding to the built-ins. */
+  AGENTRY_EXECUTORS_FILE: z.string().min(1).optional(),
+  /** Operator: how long soft-deleted tasks are kept before they are removed (a Go duration). */
+  AGENTRY_DELETED_TASK_RETENTION: z
+    .string()
+    .default('168h')
+    .refine((text) => /^(\d+(ns|us|ms|s|m|h))+$/.test(text), 'must be a duration such as 168h'),
   /** Operator: /metrics, /healthz and /readyz listen here. */
   AGENTRY_METRICS_PORT: port.default(8081),
   /** Operator: only the holder of the Lease reconciles; turn off only with a single replica. */

@@ -1,14 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import {
   AgentComputerType,
   HIBERNATED_BY_ANNOTATION,
   SecretType,
+  TaskType,
   secretData,
   secretValue,
 } from '../../crds/index.js';
 import type { AgentComputer, AgentComputerStatus, Runtime } from '../../crds/index.js';
 import { parseDuration } from '../../platform/duration.js';
 import type { EventRecorder } from '../../platform/events.js';
+import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
 import { deepEqual } from '../../platform/store/merge.js';
 import { isStoreError } from '../../platform/store/types.js';
@@ -18,6 +19,8 @@ import { controllerReference, deleteControlled } from '../runtimes/kube-types.js
 import type { WorkloadObservation, WorkloadRuntime } from '../runtimes/types.js';
 import { workloadLabels } from '../runtimes/types.js';
 import { computeAgentComputerStatus } from './agent-computer-status.js';
+import { workspaceActivity } from './workspace-activity.js';
+import type { WorkspaceActivity } from './workspace-activity.js';
 
 /** Holds deletion until the runtime removed what owner references cannot (a local process). */
 export const WORKLOAD_FINALIZER = 'agentry.dev/workload';
@@ -31,6 +34,7 @@ export interface AgentComputerReconcilerOptions {
   runtimes: ReadonlyMap<Runtime, WorkloadRuntime>;
   defaultRuntime: Runtime;
   logger: Logger;
+  installationKey: InstallationKey;
   now?: () => Date;
 }
 
@@ -57,7 +61,9 @@ export class AgentComputerReconciler implements Reconciler {
       return undefined;
     }
     const current = await this.ensureFinalizer(ac);
-    if (await this.hibernateIfIdle(current)) return undefined; // the spec change wakes us again
+    const tasks = await store.list(TaskType, { namespace: ac.metadata.namespace ?? '' });
+    const activity = workspaceActivity(tasks.items, ac.metadata.name);
+    if (await this.hibernateIfIdle(current, activity)) return undefined; // the spec change wakes us again
     let observation: WorkloadObservation | undefined;
     let failure: string | undefined;
     try {
@@ -79,7 +85,7 @@ export class AgentComputerReconciler implements Reconciler {
     await this.recordTransitions(current, status);
     if (failure !== undefined)
       throw new Error(`converging ${request.namespace ?? ''}/${request.name}: ${failure}`);
-    return { requeueAfterMs: this.requeueAfter(current, status, observation) };
+    return { requeueAfterMs: this.requeueAfter(current, status, observation, activity) };
   }
 
   private runtimeOf(ac: AgentComputer): WorkloadRuntime {
@@ -110,14 +116,19 @@ export class AgentComputerReconciler implements Reconciler {
     return this.options.store.replace(AgentComputerType, { ...ac, metadata: { ...ac.metadata, finalizers } });
   }
 
-  /** The runner's token: made once, kept in a Secret the AgentComputer owns, never in its spec or status. */
+  /**
+   * The runner's token, derived from the installation key (so the API server can compute it too),
+   * kept in a Secret the AgentComputer owns for runtimes that mount it; never in spec or status.
+   */
   private async ensureToken(ac: AgentComputer): Promise<string> {
     const { store } = this.options;
-    const namespace = ac.metadata.namespace;
-    const existing = await store.get(SecretType, namespace, tokenSecretName(ac));
-    const token = existing === undefined ? undefined : secretValue(existing, 'token');
-    if (token !== undefined) return token;
-    const fresh = randomBytes(32).toString('base64url');
+    const token = this.options.installationKey.runnerToken(ac);
+    const existing = await store.get(SecretType, ac.metadata.namespace, tokenSecretName(ac));
+    if (existing !== undefined) {
+      if (secretValue(existing, 'token') !== token)
+        await store.replace(SecretType, { ...existing, data: secretData({ token }) }); // the key was rotated
+      return token;
+    }
     try {
       await store.create(SecretType, {
         apiVersion: 'v1',
@@ -125,34 +136,33 @@ export class AgentComputerReconciler implements Reconciler {
         type: 'agentry.dev/runner-token',
         metadata: {
           name: tokenSecretName(ac),
-          namespace,
+          namespace: ac.metadata.namespace,
           labels: workloadLabels(ac),
           ownerReferences: [controllerReference(ac)],
         },
-        data: secretData({ token: fresh }),
+        data: secretData({ token }),
       });
-      return fresh;
     } catch (err) {
-      if (!isStoreError(err, 'AlreadyExists')) throw err;
-      const raced = await store.get(SecretType, namespace, tokenSecretName(ac));
-      const value = raced === undefined ? undefined : secretValue(raced, 'token');
-      if (value === undefined) throw new Error('the runner token Secret has no token', { cause: err });
-      return value;
+      if (!isStoreError(err, 'AlreadyExists')) throw err; // a racing reconcile wrote the same value
     }
+    return token;
   }
 
-  private idleDeadline(ac: AgentComputer): number | undefined {
+  /** When the workspace counts as idle: idleTimeout after its latest use (becoming ready, or a prompt). */
+  private idleDeadline(ac: AgentComputer, activity: WorkspaceActivity): number | undefined {
     const idleMs = parseDuration(ac.spec.idleTimeout);
     // Only a running, ready workspace idles: one still booting has not been usable yet.
     const ready = ac.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
-    if (idleMs === 0 || ac.spec.operatingMode !== 'Running' || !ready) return undefined;
-    const since = ac.status?.lastActivityAt ?? ac.metadata.creationTimestamp;
-    return since === undefined ? undefined : Date.parse(since) + idleMs;
+    if (idleMs === 0 || ac.spec.operatingMode !== 'Running' || !ready || activity.busy) return undefined;
+    const times = [ac.status?.lastActivityAt ?? ac.metadata.creationTimestamp, activity.lastAt]
+      .filter((time) => time !== undefined)
+      .map((time) => Date.parse(time));
+    return times.length === 0 ? undefined : Math.max(...times) + idleMs;
   }
 
   /** Idle for idleTimeout: hibernate, as if the user had asked, saying so in an annotation. */
-  private async hibernateIfIdle(ac: AgentComputer): Promise<boolean> {
-    const deadline = this.idleDeadline(ac);
+  private async hibernateIfIdle(ac: AgentComputer, activity: WorkspaceActivity): Promise<boolean> {
+    const deadline = this.idleDeadline(ac, activity);
     if (deadline === undefined || deadline > this.now().getTime()) return false;
     const annotations = { ...ac.metadata.annotations, [HIBERNATED_BY_ANNOTATION]: 'idle-timeout' };
     await this.options.store.replace(AgentComputerType, {
@@ -216,11 +226,12 @@ export class AgentComputerReconciler implements Reconciler {
     ac: AgentComputer,
     status: AgentComputerStatus,
     obs: WorkloadObservation | undefined,
+    activity: WorkspaceActivity,
   ): number | undefined {
     if (ac.spec.operatingMode === 'Running' && obs?.ready !== true && obs?.provisionError === undefined) {
       return NOT_READY_POLL_MS;
     }
-    const deadline = this.idleDeadline({ ...ac, status });
+    const deadline = this.idleDeadline({ ...ac, status }, activity);
     return deadline === undefined ? undefined : Math.max(deadline - this.now().getTime(), 1_000);
   }
 }

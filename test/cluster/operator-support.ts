@@ -1,4 +1,7 @@
 // What the operator cluster tests share: an operator started in-process on a real kube-apiserver,
+import { randomBytes } from 'node:crypto';
+import { ExecutorCatalog } from '../../platform/executor-catalog.js';
+import { InstallationKey } from '../../platform/installation-key.js';
 // seen through a scope so that it reconciles only its own test's namespaces (the cluster is shared
 // by every test file, some of which drive runtimes by hand on AgentComputers of their own), the
 // PersistentVolumes the cluster's missing provisioner would make, and polling helpers.
@@ -195,6 +198,8 @@ export async function startTestOperator(options: {
   const runtimes = new Map<Runtime, WorkloadRuntime>([[options.runtime, runtimeFor(options.runtime, store)]]);
   const operator = await startOperator({
     store,
+    installationKey: new InstallationKey(randomBytes(32)),
+    executors: new ExecutorCatalog(),
     logger: createLogger({ level: logLevel() }),
     registry,
     runtimes,

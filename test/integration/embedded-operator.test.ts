@@ -1,4 +1,7 @@
 // The embedded default end to end: API server, operator and real runner processes on one machine.
+import { randomBytes } from 'node:crypto';
+import { ExecutorCatalog } from '../../platform/executor-catalog.js';
+import { InstallationKey } from '../../platform/installation-key.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -44,6 +47,8 @@ beforeAll(async () => {
   });
   operator = await startOperator({
     store,
+    installationKey: new InstallationKey(randomBytes(32)),
+    executors: new ExecutorCatalog(),
     logger,
     registry: new Registry(),
     runtimes: new Map([['process', runtime]]),
