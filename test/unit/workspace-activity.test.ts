@@ -1,0 +1,51 @@
+import { describe, expect, it } from '@jest/globals';
+import type { PromptStatusEntry, Task } from '../../crds/index.js';
+import { workspaceActivity } from '../../operator/reconcilers/workspace-activity.js';
+
+const P1 = '00000000-0000-4000-8000-000000000001';
+
+function task(workspace: string, entry?: PromptStatusEntry): Task {
+  return {
+    apiVersion: 'agentry.dev/v1alpha1',
+    kind: 'Task',
+    metadata: { name: `t-${workspace}`, namespace: 'n' },
+    spec: {
+      workspace,
+      executor: 'shell',
+      title: 't',
+      owner: 'u',
+      visibility: 'shared',
+      prompts: [{ id: P1, text: 'a', submittedAt: '2026-11-22T09:00:00.000Z' }],
+    },
+    ...(entry === undefined ? {} : { status: { prompts: [entry] } }),
+  };
+}
+
+describe('workspace activity for idle hibernation', () => {
+  it('is busy while a prompt on it waits or runs', () => {
+    expect(workspaceActivity([task('w', { id: P1, status: 'running' })], 'w').busy).toBe(true);
+    expect(workspaceActivity([task('w')], 'w').busy).toBe(true);
+  });
+
+  it('is idle since the latest prompt ended once every prompt is final', () => {
+    const activity = workspaceActivity(
+      [
+        task('w', {
+          id: P1,
+          status: 'succeeded',
+          startedAt: '2026-11-22T09:01:00.000Z',
+          completedAt: '2026-11-22T09:30:00.000Z',
+        }),
+      ],
+      'w',
+    );
+    expect(activity).toEqual({ busy: false, lastAt: '2026-11-22T09:30:00.000Z' });
+  });
+
+  it('ignores tasks of other workspaces', () => {
+    expect(workspaceActivity([task('other', { id: P1, status: 'running' })], 'w')).toEqual({
+      busy: false,
+      lastAt: undefined,
+    });
+  });
+});
