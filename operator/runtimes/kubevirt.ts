@@ -20,7 +20,7 @@ import {
 import type { Service, VirtualMachine } from './kube-types.js';
 import { runnerNetworkPolicy } from './network-policy.js';
 import type { ClusterRuntimeOptions } from './cluster-options.js';
-import { WORKDIR } from './pod.js';
+import { RUNNER_STATE_DIR, WORKDIR } from './pod.js';
 import { RUNNER_PORT, workloadLabels } from './types.js';
 import type { WorkloadContext, WorkloadObservation, WorkloadRuntime } from './types.js';
 
@@ -84,7 +84,8 @@ export function runnerCloudConfig(token: string): string {
         path: '/etc/agentry/runner.env',
         owner: 'root:root',
         permissions: '0600',
-        content: `AGENTRY_RUNNER_TOKEN=${token}\nAGENTRY_RUNNER_PORT=${RUNNER_PORT}\nAGENTRY_RUNNER_WORKDIR=${WORKDIR}\n`,
+        // The state directory is on the VM's root disk, which persists through hibernation.
+        content: `AGENTRY_RUNNER_TOKEN=${token}\nAGENTRY_RUNNER_PORT=${RUNNER_PORT}\nAGENTRY_RUNNER_WORKDIR=${WORKDIR}\nAGENTRY_RUNNER_STATE_DIR=${RUNNER_STATE_DIR}\n`,
       },
       {
         path: '/etc/systemd/system/agentry-runner.service',
@@ -95,6 +96,7 @@ export function runnerCloudConfig(token: string): string {
     ],
     runcmd: [
       ['install', '-d', '-o', 'agentry', '-g', 'agentry', WORKDIR],
+      ['install', '-d', '-m', '0700', '-o', 'agentry', '-g', 'agentry', RUNNER_STATE_DIR],
       ['systemctl', 'daemon-reload'],
       ['systemctl', 'enable', '--now', 'agentry-runner.service'],
     ],

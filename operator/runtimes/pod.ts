@@ -28,6 +28,8 @@ export type PodRuntimeOptions = ClusterRuntimeOptions;
 
 /** Where the disk is mounted, the runner's working directory. */
 export const WORKDIR = '/code';
+/** Where the runner keeps task event logs and prompt records (AGENTRY_RUNNER_STATE_DIR). */
+export const RUNNER_STATE_DIR = '/var/lib/agentry-runner';
 /** Pod annotation: digest of the pod spec, so a changed image or size replaces the pod. */
 export const TEMPLATE_HASH_ANNOTATION = 'agentry.dev/template-hash';
 /** The uid and gid the runner runs as, and the group that owns the disk. */
@@ -362,8 +364,14 @@ export class PodRuntime implements WorkloadRuntime {
             },
             { name: 'AGENTRY_RUNNER_PORT', value: String(RUNNER_PORT) },
             { name: 'AGENTRY_RUNNER_WORKDIR', value: WORKDIR },
+            { name: 'AGENTRY_RUNNER_STATE_DIR', value: RUNNER_STATE_DIR },
           ],
-          volumeMounts: [{ name: 'code', mountPath: WORKDIR }],
+          // One disk, two folders: the agent's /code, and the runner's event logs beside it (out of
+          // the agent's way, and kept through hibernation like /code).
+          volumeMounts: [
+            { name: 'code', mountPath: WORKDIR, subPath: 'code' },
+            { name: 'code', mountPath: RUNNER_STATE_DIR, subPath: 'runner-state' },
+          ],
           // TCP, not HTTP: the runner requires its token on every request and an httpGet probe can
           // only send headers written into the pod spec. The operator checks /healthz with the token.
           readinessProbe: { tcpSocket: { port: RUNNER_PORT }, periodSeconds: 5, failureThreshold: 3 },

@@ -201,7 +201,7 @@ describe('a running VM workload', () => {
       path: '/etc/agentry/runner.env',
       owner: 'root:root',
       permissions: '0600',
-      content: `AGENTRY_RUNNER_TOKEN=${context.token}\nAGENTRY_RUNNER_PORT=${RUNNER_PORT}\nAGENTRY_RUNNER_WORKDIR=/code\n`,
+      content: `AGENTRY_RUNNER_TOKEN=${context.token}\nAGENTRY_RUNNER_PORT=${RUNNER_PORT}\nAGENTRY_RUNNER_WORKDIR=/code\nAGENTRY_RUNNER_STATE_DIR=/var/lib/agentry-runner\n`,
     });
     const unit = config.write_files.find((file) => file.path.endsWith('agentry-runner.service'));
     expect(unit?.content).toContain('ExecStart=/usr/bin/env agentry runner');

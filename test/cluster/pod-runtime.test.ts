@@ -227,6 +227,7 @@ describe('a running pod workload', () => {
       env: expect.arrayContaining([
         { name: 'AGENTRY_RUNNER_TOKEN', valueFrom: { secretKeyRef: { name: 'box-token', key: 'token' } } },
         { name: 'AGENTRY_RUNNER_WORKDIR', value: '/code' },
+        { name: 'AGENTRY_RUNNER_STATE_DIR', value: '/var/lib/agentry-runner' },
       ]),
     });
     expect(JSON.stringify(pod)).not.toContain(context.token);
@@ -237,7 +238,10 @@ describe('a running pod workload', () => {
     expect(pod?.spec.volumes).toEqual([{ name: 'code', persistentVolumeClaim: { claimName: 'box-disk' } }]);
     expect(pod?.spec.containers[0]).toMatchObject({
       image: 'registry.invalid/agentry-runner:test',
-      volumeMounts: [{ name: 'code', mountPath: '/code' }],
+      volumeMounts: [
+        { name: 'code', mountPath: '/code', subPath: 'code' },
+        { name: 'code', mountPath: '/var/lib/agentry-runner', subPath: 'runner-state' },
+      ],
       resources: { requests: { cpu: '2', memory: '4Gi' }, limits: { cpu: '2', memory: '4Gi' } },
       readinessProbe: { tcpSocket: { port: RUNNER_PORT } },
     });
