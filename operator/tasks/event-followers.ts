@@ -77,7 +77,9 @@ export class TaskEventFollowers {
     const onEvent = (event: TaskEvent): void => {
       after = event.seq;
       failures = 0;
-      if (event.eventType === 'status') this.options.onProgress(target.namespace, target.name);
+      // `init` starts a prompt, a `status` event ends one: the transitions the Task records.
+      if (event.eventType === 'status' || event.eventType === 'init')
+        this.options.onProgress(target.namespace, target.name);
     };
     while (!signal.aborted) {
       try {
