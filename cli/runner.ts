@@ -24,29 +24,42 @@ export async function runRunnerCommand(env: NodeJS.ProcessEnv = process.env): Pr
   const config = loadRunnerConfig(env);
   const logger = createLogger({ level: config.AGENTRY_LOG_LEVEL, name: 'agentry-runner' });
   const workdir = resolve(config.AGENTRY_RUNNER_WORKDIR);
-  try {
-    await mkdir(workdir, { recursive: true });
-  } catch (err) {
-    throw new Error(`cannot create the working directory ${workdir}`, { cause: err });
-  }
+  const stateDir = resolve(config.AGENTRY_RUNNER_STATE_DIR);
+  await makeDirectory(workdir, 'working directory');
+  // 0700: prompt records hold executors' API keys until their prompt ends.
+  await makeDirectory(stateDir, 'state directory', 0o700);
 
-  const app = createRunnerApp({
+  const runner = createRunnerApp({
     token: config.AGENTRY_RUNNER_TOKEN,
     logger,
     state: new RunnerState(),
     version: AGENTRY_VERSION,
     workdir,
+    stateDir,
   });
-  const running = await listenRunner(app, {
+  // Before listening: a dispatch must not overtake the prompts a previous run left pending.
+  await runner.start();
+  const running = await listenRunner(runner.app, {
     host: config.AGENTRY_RUNNER_HOST,
     port: config.AGENTRY_RUNNER_PORT,
   });
-  logger.info({ url: running.url, workdir, version: AGENTRY_VERSION }, 'runner is serving');
+  logger.info({ url: running.url, workdir, stateDir, version: AGENTRY_VERSION }, 'runner is serving');
   process.stdout.write(`agentry runner listening on ${running.url}\n`);
 
   const signal = await stopRequested;
   logger.info({ signal }, 'runner is stopping');
+  // The running prompt is recorded failed and its streams end before the server closes, so
+  // followers see its last events and the server does not wait out its grace period for them.
+  await runner.shutdown();
   await running.stop();
   logger.info('runner stopped');
   return 0;
+}
+
+async function makeDirectory(path: string, what: string, mode?: number): Promise<void> {
+  try {
+    await mkdir(path, { recursive: true, mode });
+  } catch (err) {
+    throw new Error(`cannot create the ${what} ${path}`, { cause: err });
+  }
 }

@@ -12,6 +12,11 @@ export const RunnerConfigSchema = z.object({
   /** All interfaces by default: in a VM or pod the operator and API server reach it from outside. */
   AGENTRY_RUNNER_HOST: z.string().min(1).default('0.0.0.0'),
   AGENTRY_RUNNER_WORKDIR: z.string().min(1).default('/code'),
+  /**
+   * The runner's own state: each task's event log and prompt records. It must be on the workspace's
+   * persistent disk (like the workdir), or a hibernated workspace forgets its tasks' history.
+   */
+  AGENTRY_RUNNER_STATE_DIR: z.string().min(1).default('/var/lib/agentry-runner'),
   AGENTRY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type RunnerConfig = z.infer<typeof RunnerConfigSchema>;

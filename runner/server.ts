@@ -4,7 +4,14 @@ import express from 'express';
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { Logger } from '../platform/log.js';
 import { requireToken } from './auth.js';
+import { TaskEventLog } from './event-log.js';
+import { runExecutor as realRunExecutor } from './executors/run.js';
+import type { RunExecutor } from './executors/types.js';
+import { PromptQueue } from './prompt-queue.js';
+import { PromptRecordStore } from './prompt-records.js';
 import { requestLog } from './request-log.js';
+import { taskRoutes } from './routes/tasks.js';
+import { DEFAULT_KEEPALIVE_MS } from './sse.js';
 import type { RunnerState } from './state.js';
 
 export interface RunnerAppOptions {
@@ -14,17 +21,62 @@ export interface RunnerAppOptions {
   version: string;
   /** Absolute path of the directory agents work in (`/code` in a VM or pod). */
   workdir: string;
+  /** Absolute path of the runner's own state (event logs, prompt records) on the workspace disk. */
+  stateDir: string;
+  /** Runs a prompt with its executor; the real one unless a test says otherwise. */
+  runExecutor?: RunExecutor;
+  /** How often an SSE stream sends `: keepalive` (15 s). */
+  keepaliveMs?: number;
+  /** Preparing the workspace for a prompt (clone, downloads) fails after this long (30 min). */
+  prepTimeoutMs?: number;
   now?: () => Date;
+}
+
+/** The runner's HTTP app and the task engine behind it. */
+export interface RunnerApp {
+  app: Express;
+  queue: PromptQueue;
+  events: TaskEventLog;
+  /** Recovers prompts left on disk by a previous run and starts the queue: call before listening. */
+  start(): Promise<void>;
+  /**
+   * Aborts the running prompt (recorded failed: the workspace stopped), leaves pending ones on
+   * disk, ends event streams and closes the logs. Call before the server stops.
+   */
+  shutdown(): Promise<void>;
 }
 
 const errorBody = (code: string, message: string) => ({ error: { code, message } });
 
+/** body-parser's errors carry a `type`; those are the client's fault, not ours. */
+function clientError(err: unknown): { status: number; code: string; message: string } | undefined {
+  if (typeof err !== 'object' || err === null || !('type' in err)) return undefined;
+  if (err.type === 'entity.too.large')
+    return { status: 413, code: 'payload_too_large', message: 'The request body is too large' };
+  if (err.type === 'entity.parse.failed')
+    return { status: 400, code: 'validation_error', message: 'The request body is not valid JSON' };
+  return undefined;
+}
+
 /** The runner's HTTP API. Every route, /healthz included, sits behind the workload token. */
-export function createRunnerApp(options: RunnerAppOptions): Express {
+export function createRunnerApp(options: RunnerAppOptions): RunnerApp {
   const now = options.now ?? (() => new Date());
+  const { logger, stateDir, workdir } = options;
+  const events = new TaskEventLog({ stateDir, logger, now });
+  const queue = new PromptQueue({
+    events,
+    records: new PromptRecordStore(stateDir, logger),
+    runExecutor: options.runExecutor ?? realRunExecutor,
+    state: options.state,
+    workdir,
+    stateDir,
+    logger,
+    now,
+    prepTimeoutMs: options.prepTimeoutMs,
+  });
   const app = express();
   app.disable('x-powered-by');
-  app.use(requestLog(options.logger));
+  app.use(requestLog(logger));
   app.use(requireToken(options.token));
 
   app.get('/healthz', (_req, res) => {
@@ -37,14 +89,22 @@ export function createRunnerApp(options: RunnerAppOptions): Express {
       startedAt: state.startedAt.toISOString(),
       uptimeSeconds: Math.max(0, Math.floor((now().getTime() - state.startedAt.getTime()) / 1000)),
       state: state.activity,
-      workdir: options.workdir,
+      workdir,
+      queueLength: queue.pendingCount,
+      runningPromptId: queue.runningPromptId ?? null,
     });
   });
+  app.use(taskRoutes({ queue, events, logger, keepaliveMs: options.keepaliveMs ?? DEFAULT_KEEPALIVE_MS }));
 
   app.use((req: Request, res: Response) => {
     res.status(404).json(errorBody('not_found', `No route for ${req.method} ${req.path}`));
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const known = clientError(err);
+    if (known !== undefined && !res.headersSent) {
+      res.status(known.status).json(errorBody(known.code, known.message));
+      return;
+    }
     req.log.error({ err, reqId: req.id }, 'request failed');
     if (res.headersSent) {
       res.destroy();
@@ -52,7 +112,16 @@ export function createRunnerApp(options: RunnerAppOptions): Express {
     }
     res.status(500).json(errorBody('internal_error', 'Internal server error'));
   });
-  return app;
+  return {
+    app,
+    queue,
+    events,
+    start: () => queue.start(),
+    async shutdown() {
+      await queue.shutdown();
+      await events.close();
+    },
+  };
 }
 
 export interface RunningRunner {

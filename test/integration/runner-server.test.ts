@@ -21,6 +21,7 @@ beforeAll(async () => {
     AGENTRY_RUNNER_PORT: '0',
     AGENTRY_RUNNER_HOST: '127.0.0.1',
     AGENTRY_RUNNER_WORKDIR: join(dir, 'nested', 'code'),
+    AGENTRY_RUNNER_STATE_DIR: join(dir, 'state'),
     AGENTRY_LOG_LEVEL: 'debug',
   });
   runner.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -96,6 +97,8 @@ describe('agentry runner: HTTP', () => {
       uptimeSeconds: expect.any(Number),
       state: 'idle',
       workdir: join(dir, 'nested', 'code'),
+      queueLength: 0,
+      runningPromptId: null,
     });
   });
 
@@ -134,6 +137,7 @@ describe('agentry runner: shutdown', () => {
       AGENTRY_RUNNER_PORT: '0',
       AGENTRY_RUNNER_HOST: '127.0.0.1',
       AGENTRY_RUNNER_WORKDIR: join(dir, 'other'),
+      AGENTRY_RUNNER_STATE_DIR: join(dir, 'other-state'),
     });
     await waitForOutput(child, LISTENING);
     expect(await stopChild(child)).toBe(0);

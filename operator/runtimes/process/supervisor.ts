@@ -203,6 +203,7 @@ export class RunnerSupervisor {
           AGENTRY_RUNNER_PORT: '0',
           AGENTRY_RUNNER_HOST: '127.0.0.1',
           AGENTRY_RUNNER_WORKDIR: this.paths.code,
+          AGENTRY_RUNNER_STATE_DIR: this.paths.state,
         },
         onExit: (code, signal) => {
           if (holder.runner !== undefined) this.handleExit(holder.runner, describeExit(code, signal));

@@ -10,6 +10,8 @@ export interface WorkspacePaths {
   root: string;
   /** The runner's working directory (its `/code`); survives hibernation and redeploys. */
   code: string;
+  /** The runner's own state (event logs, prompt records): beside `code`, kept with it. */
+  state: string;
   /** The runner last started for it, so that a restarted operator can adopt it. */
   record: string;
   /** The runner's stdout and stderr (JSON logs and the listening line); the previous run's beside it. */
@@ -32,6 +34,7 @@ export function workspacePaths(dataDir: string, namespace: string, name: string)
   return {
     root,
     code: join(root, 'code'),
+    state: join(root, 'state'),
     record: join(root, 'runner.json'),
     log: join(root, 'runner.log'),
     previousLog: join(root, 'runner.previous.log'),
