@@ -3,6 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { ExecutorInvocationSchema } from './runner-protocol.js';
+import type { ExecutorInvocation } from './runner-protocol.js';
 
 /** An environment variable of an executor: a literal, or a key of a Secret in the organization's namespace. */
 export const ExecutorEnvValueSchema = z.union([
@@ -55,16 +56,20 @@ const builtin = (definition: z.input<typeof ExecutorDefinitionSchema>): Executor
 /**
  * The executors every installation knows, written from each CLI's public documentation. Agents run
  * inside a disposable workspace VM or pod, so they are allowed to act without asking.
+ *
+ * The agent CLIs read the prompt from stdin: a prompt of up to 100,000 characters can exceed the
+ * kernel's 128 KiB limit for one argument (multi-byte text does at ~43,000 characters), and stdin
+ * also keeps the prompt out of the process list.
  */
 export const BUILTIN_EXECUTOR_DEFINITIONS: readonly ExecutorDefinition[] = [
   builtin({
     name: 'claude',
     format: 'claude-stream-json',
     command: 'claude',
-    // Claude Code headless mode: -p, --output-format stream-json (needs --verbose), --model.
+    // Claude Code headless mode: `-p` without a prompt argument reads the prompt from stdin;
+    // `--output-format stream-json` requires `--verbose` with `-p`.
     args: [
       '-p',
-      '{prompt}',
       '--output-format',
       'stream-json',
       '--verbose',
@@ -72,15 +77,19 @@ export const BUILTIN_EXECUTOR_DEFINITIONS: readonly ExecutorDefinition[] = [
       '--model',
       '{model}',
     ],
+    promptVia: 'stdin',
     env: {
       ANTHROPIC_API_KEY: { secretKeyRef: { name: 'agentry-executor-claude', key: 'ANTHROPIC_API_KEY' } },
+      // Claude Code refuses --dangerously-skip-permissions as root unless told it runs in a sandbox,
+      // which a workspace is (and workspace images often run as root).
+      IS_SANDBOX: { value: '1' },
     },
   }),
   builtin({
     name: 'codex',
     format: 'codex-json',
     command: 'codex',
-    // `codex exec --json` prints one JSON event per line.
+    // `codex exec --json` prints one JSON event per line; the prompt `-` is read from stdin.
     args: [
       'exec',
       '--json',
@@ -88,22 +97,38 @@ export const BUILTIN_EXECUTOR_DEFINITIONS: readonly ExecutorDefinition[] = [
       '--dangerously-bypass-approvals-and-sandbox',
       '--model',
       '{model}',
-      '{prompt}',
+      '-',
     ],
-    env: { OPENAI_API_KEY: { secretKeyRef: { name: 'agentry-executor-codex', key: 'OPENAI_API_KEY' } } },
+    promptVia: 'stdin',
+    env: {
+      // `codex exec` documents CODEX_API_KEY; older releases read OPENAI_API_KEY. Same secret for both.
+      CODEX_API_KEY: { secretKeyRef: { name: 'agentry-executor-codex', key: 'OPENAI_API_KEY' } },
+      OPENAI_API_KEY: { secretKeyRef: { name: 'agentry-executor-codex', key: 'OPENAI_API_KEY' } },
+    },
   }),
   builtin({
     name: 'gemini',
     format: 'gemini-stream-json',
     command: 'gemini',
-    args: ['-p', '{prompt}', '--output-format', 'stream-json', '--yolo', '--model', '{model}'],
-    env: { GEMINI_API_KEY: { secretKeyRef: { name: 'agentry-executor-gemini', key: 'GEMINI_API_KEY' } } },
+    // Headless because stdin is not a TTY; the piped text is the prompt. `--yolo` is deprecated in
+    // favour of `--approval-mode yolo`.
+    args: ['--output-format', 'stream-json', '--approval-mode', 'yolo', '--model', '{model}'],
+    promptVia: 'stdin',
+    env: {
+      GEMINI_API_KEY: { secretKeyRef: { name: 'agentry-executor-gemini', key: 'GEMINI_API_KEY' } },
+      // Headless runs in an untrusted folder exit when folder trust is enabled; a workspace is trusted.
+      GEMINI_TRUST_WORKSPACE: { value: 'true' },
+    },
   }),
   builtin({
     name: 'opencode',
     format: 'opencode-json',
     command: 'opencode',
-    args: ['run', '--format', 'json', '--model', '{model}', '{prompt}'],
+    // `opencode run` appends piped stdin to the message; `--format json` prints raw events,
+    // `--thinking` includes reasoning, and without `--dangerously-skip-permissions` every permission
+    // that would be asked is rejected in a headless run. Models are `provider/model`.
+    args: ['run', '--format', 'json', '--thinking', '--dangerously-skip-permissions', '--model', '{model}'],
+    promptVia: 'stdin',
   }),
   builtin({
     name: 'shell',
@@ -142,6 +167,41 @@ export class ExecutorCatalog {
       ? undefined
       : `model "${model}" is not offered by ${executor}; offered: ${definition.models.join(', ')}`;
   }
+}
+
+/** What a definition needs to become an invocation: the task's model and the secrets, resolved. */
+export interface InvocationInputs {
+  /** The task's model; the definition's defaultModel when undefined. */
+  model?: string | undefined;
+  /** Resolved values of the definition's `secretKeyRef` variables (and any extra); literals come from the definition. */
+  env?: Readonly<Record<string, string>>;
+  /** Overrides the definition's timeout. */
+  timeoutSeconds?: number;
+}
+
+/**
+ * The invocation the runner receives for `definition`. A `secretKeyRef` variable missing from
+ * `inputs.env` is left out (the CLI then reports its missing key itself) rather than guessed.
+ */
+export function invocationOf(
+  definition: ExecutorDefinition,
+  inputs: InvocationInputs = {},
+): ExecutorInvocation {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(definition.env)) {
+    if ('value' in value) env[name] = value.value;
+  }
+  const model = inputs.model ?? definition.defaultModel;
+  return ExecutorInvocationSchema.parse({
+    name: definition.name,
+    format: definition.format,
+    command: definition.command,
+    args: [...definition.args],
+    promptVia: definition.promptVia,
+    env: { ...env, ...inputs.env },
+    ...(model === undefined ? {} : { model }),
+    timeoutSeconds: inputs.timeoutSeconds ?? Math.ceil(parseDuration(definition.timeout) / 1000),
+  });
 }
 
 /** Reads AGENTRY_EXECUTORS_FILE (YAML or JSON `{ executors: [...] }`); no file means the built-ins. */
