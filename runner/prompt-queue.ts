@@ -99,7 +99,8 @@ export class PromptQueue {
   /** Recovers the records left on disk, then starts running pending prompts. */
   async start(): Promise<void> {
     const { events, records, logger } = this.options;
-    for (const record of await recoverPrompts({ events, records, logger, now: this.now })) {
+    const stateDir = this.options.stateDir;
+    for (const record of await recoverPrompts({ stateDir, events, records, logger, now: this.now })) {
       const entry = newEntry(record);
       this.entries.set(keyOf(record.state.taskId, record.state.promptId), entry);
       if (entry.state.status === 'pending') this.pending.push(entry);

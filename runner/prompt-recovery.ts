@@ -1,4 +1,7 @@
+import { rm } from 'node:fs/promises';
 import type { Logger } from '../platform/log.js';
+import { endOrphanedExecutor } from './executors/executor-lease.js';
+import { scratchDirOf } from './prompt-run.js';
 import { isTerminalPromptStatus, RunnerPromptStatusSchema } from '../platform/runner-protocol.js';
 import type { PromptState, TaskEvent } from '../platform/runner-protocol.js';
 import type { TaskEventLog } from './event-log.js';
@@ -7,6 +10,8 @@ import type { PromptRecord, PromptRecordStore } from './prompt-records.js';
 export const RESTART_ERROR = 'the runner restarted while this prompt ran';
 
 export interface RecoveryContext {
+  /** Where scratch directories are: an interrupted prompt's executor may still run (see executor-lease). */
+  stateDir: string;
   records: PromptRecordStore;
   events: TaskEventLog;
   logger: Logger;
@@ -34,6 +39,10 @@ function terminalFromLog(state: PromptState, events: readonly TaskEvent[]): Prom
 /** A prompt the runner was running when it died: its log gets an error and a `failed` status. */
 async function failInterrupted(context: RecoveryContext, state: PromptState): Promise<PromptState> {
   const { taskId, promptId } = state;
+  const scratchDir = scratchDirOf(context.stateDir, taskId, promptId);
+  if (await endOrphanedExecutor(scratchDir))
+    context.logger.warn({ taskId, promptId }, 'ended the executor a killed runner left running');
+  await rm(scratchDir, { recursive: true, force: true });
   await context.events.append(taskId, promptId, 'error', { message: RESTART_ERROR });
   const last = await context.events.append(taskId, promptId, 'status', {
     status: 'failed',

@@ -52,6 +52,10 @@ async function prepare(
   }
 }
 
+/** A prompt's private directory: its prompt file and the note naming its executor's process group. */
+export const scratchDirOf = (stateDir: string, taskId: string, promptId: string): string =>
+  join(stateDir, 'tasks', taskId, 'scratch', promptId);
+
 /**
  * Runs one prompt after the `running` status: prepares the workspace, then the executor, in the
  * working directory with a private scratch directory (removed afterwards: it holds the prompt).
@@ -66,7 +70,7 @@ export async function executePrompt(
   const failedPrep = await prepare(context, prompt, signal, emit);
   if (failedPrep !== undefined) return failedPrep;
   if (signal.aborted) return { status: 'canceled' };
-  const scratchDir = join(context.stateDir, 'tasks', prompt.taskId, 'scratch', prompt.promptId);
+  const scratchDir = scratchDirOf(context.stateDir, prompt.taskId, prompt.promptId);
   try {
     await mkdir(scratchDir, { recursive: true, mode: 0o700 });
     return await context.runExecutor({

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { writeExecutorLease } from './executor-lease.js';
 import type { ChildProcess } from 'node:child_process';
 import { access } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -99,6 +100,9 @@ class Execution {
         resolve([code, signal]);
       });
     });
+    // Awaited only at the end: output is read from now on. Best effort: without the note a runner
+    // killed by SIGKILL cannot end this group after its restart.
+    const lease = writeExecutorLease(this.run.scratchDir, pid).catch(() => undefined);
     const onAbort = (): void => {
       this.stop(pid, 'canceled');
     };
@@ -120,6 +124,7 @@ class Execution {
     } finally {
       clearTimeout(timer);
       this.run.signal.removeEventListener('abort', onAbort);
+      await lease;
     }
   }
 

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PromptState, TaskEvent } from '../../platform/runner-protocol.js';
-import { processGone, RunnerClient, waitForFile } from '../support/runner-client.js';
+import { processGone, RunnerClient, sleep, waitForFile } from '../support/runner-client.js';
 import { spawnAgentry, stopChild, waitForOutput } from '../support/spawn-cli.js';
 
 const TOKEN = randomBytes(24).toString('base64url');
@@ -119,6 +119,13 @@ describe('agentry runner: restart after SIGKILL during a prompt', () => {
     const firstOfQueued = afterRestart.find((e) => e.promptId === queued);
     const failedInterrupted = afterRestart.findLast((e) => e.promptId === interrupted);
     expect(firstOfQueued?.seq).toBeGreaterThan(failedInterrupted?.seq ?? Infinity);
+  });
+
+  it('ends the executor the killed runner left running (its sleep 600)', async () => {
+    const shellPid = orphanGroups[0] ?? 0;
+    const deadline = Date.now() + 20_000;
+    while (!processGone(shellPid) && Date.now() < deadline) await sleep(50);
+    expect(processGone(shellPid)).toBe(true);
   });
 });
 

@@ -31,7 +31,7 @@ const recordOf = (status: RunnerPromptStatus, sequence = 0): PromptRecord => {
   };
 };
 
-const recover = () => recoverPrompts({ records, events, logger, now: () => new Date() });
+const recover = () => recoverPrompts({ stateDir, records, events, logger, now: () => new Date() });
 
 beforeEach(async () => {
   stateDir = await mkdtemp(join(tmpdir(), 'agentry-recovery-'));
