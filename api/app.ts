@@ -1,6 +1,8 @@
 import express from 'express';
 import type { Express } from 'express';
 import type { Registry } from 'prom-client';
+import type { ExecutorCatalog } from '../platform/executor-catalog.js';
+import type { InstallationKey } from '../platform/installation-key.js';
 import type { Logger } from '../platform/log.js';
 import type { ResourceStore } from '../platform/store/types.js';
 import { authenticate } from './auth/authenticate.js';
@@ -13,6 +15,8 @@ import type { ReadModel } from './read-model.js';
 import { mountRoutes } from './route.js';
 import type { RouteDefinition } from './route.js';
 import { agentComputerRoutes } from './routes/agent-computers.js';
+import { taskRoutes } from './routes/tasks.js';
+import { shareLink, withShareLinkPath } from './tasks/share.js';
 
 export interface ApiAppOptions {
   store: ResourceStore;
@@ -27,12 +31,34 @@ export interface ApiAppOptions {
   /** Whether the caches are synced and the server can answer reads. */
   isReady: () => boolean;
   now?: () => Date;
+  /** Derives runner tokens (to read a workspace's events) and share-link tokens. */
+  installationKey: InstallationKey;
+  /** The executors tasks may name, and their models. */
+  executors: ExecutorCatalog;
+  /** Interval of the `: keepalive` comment on event streams; CONTRACT.md §3 says 15 s (tests shorten it). */
+  sseKeepaliveMs?: number;
 }
 
+const SSE_KEEPALIVE_MS = 15_000;
+
 export function apiRoutes(
-  options: Pick<ApiAppOptions, 'store' | 'readModel' | 'publicUrl'>,
+  options: Pick<
+    ApiAppOptions,
+    'store' | 'readModel' | 'publicUrl' | 'installationKey' | 'executors' | 'now' | 'sseKeepaliveMs'
+  >,
 ): RouteDefinition[] {
-  return [...agentComputerRoutes(options)];
+  return [
+    ...agentComputerRoutes(options),
+    ...taskRoutes({
+      store: options.store,
+      readModel: options.readModel,
+      publicUrl: options.publicUrl,
+      installationKey: options.installationKey,
+      executors: options.executors,
+      now: options.now ?? (() => new Date()),
+      sseKeepaliveMs: options.sseKeepaliveMs ?? SSE_KEEPALIVE_MS,
+    }),
+  ];
 }
 
 /** The Express application of the public API: middleware order is the contract's order of checks. */
@@ -41,7 +67,9 @@ export function createApiApp(options: ApiAppOptions): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   const routes = apiRoutes(options);
-  const openApi = openApiDocument(routes, { version: options.version, serverUrl: options.publicUrl });
+  const openApi = withShareLinkPath(
+    openApiDocument(routes, { version: options.version, serverUrl: options.publicUrl }),
+  );
 
   app.use(requestLog({ logger: options.logger }));
   app.use(httpMetrics({ registry: options.metrics }));
@@ -59,6 +87,9 @@ export function createApiApp(options: ApiAppOptions): Express {
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(openApi);
   });
+
+  // The share link is the one /v1 route without an API key: mounted before the authenticated router.
+  app.get('/v1/share/:token', shareLink(options));
 
   const v1 = express.Router();
   v1.use(

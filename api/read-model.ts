@@ -1,9 +1,37 @@
-import { AgentComputerType, OrganizationType, SecretType } from '../crds/index.js';
-import type { AgentComputer, Organization, Secret } from '../crds/index.js';
+import { AgentComputerType, OrganizationType, SecretType, TaskType } from '../crds/index.js';
+import type { AgentComputer, KubeObject, Organization, Secret, Task } from '../crds/index.js';
 import type { Logger } from '../platform/log.js';
 import { Informer } from '../platform/store/informer.js';
 import type { ResourceStore } from '../platform/store/types.js';
 import { API_KEY_COMPONENT, API_KEY_LABELS } from './auth/api-keys.js';
+
+const keyOf = (namespace: string | undefined, name: string): string => `${namespace ?? ''}/${name}`;
+const objectKey = (object: KubeObject): string => keyOf(object.metadata.namespace, object.metadata.name);
+
+/**
+ * Wakes whoever waits on one object (an event stream waiting for its task to change). Keyed by
+ * object, so a change costs one map lookup however many streams are open.
+ */
+class ChangeListeners {
+  private readonly listeners = new Map<string, Set<() => void>>();
+
+  add(key: string, listener: () => void): () => void {
+    let set = this.listeners.get(key);
+    if (set === undefined) {
+      set = new Set();
+      this.listeners.set(key, set);
+    }
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.listeners.get(key) === set) this.listeners.delete(key);
+    };
+  }
+
+  notify(key: string): void {
+    for (const listener of [...(this.listeners.get(key) ?? [])]) listener();
+  }
+}
 
 /**
  * The API's caches: every read is served from here, never a round trip to the store per request
@@ -13,6 +41,12 @@ export class ReadModel {
   readonly apiKeys: Informer<Secret>;
   readonly organizations: Informer<Organization>;
   readonly agentComputers: Informer<AgentComputer>;
+  readonly tasks: Informer<Task>;
+  /** share id → task key, and back: GET /v1/share/:token finds its task without a scan. */
+  private readonly taskByShare = new Map<string, string>();
+  private readonly shareOfTask = new Map<string, string>();
+  private readonly taskListeners = new ChangeListeners();
+  private readonly workspaceListeners = new ChangeListeners();
 
   constructor(store: ResourceStore, options: { controlNamespace: string; logger: Logger }) {
     const logger = options.logger;
@@ -22,14 +56,79 @@ export class ReadModel {
       labelSelector: `${API_KEY_LABELS.component}=${API_KEY_COMPONENT}`,
     });
     this.organizations = new Informer(store, OrganizationType, { logger });
-    this.agentComputers = new Informer(store, AgentComputerType, { logger });
+    this.agentComputers = new Informer(store, AgentComputerType, {
+      logger,
+      onEvent: ({ object }) => {
+        this.workspaceListeners.notify(objectKey(object));
+      },
+    });
+    this.tasks = new Informer(store, TaskType, {
+      logger,
+      onEvent: ({ object }) => {
+        this.taskChanged(object.metadata.namespace, object.metadata.name);
+      },
+    });
   }
 
   async start(): Promise<void> {
-    await Promise.all([this.apiKeys.start(), this.organizations.start(), this.agentComputers.start()]);
+    await Promise.all([
+      this.apiKeys.start(),
+      this.organizations.start(),
+      this.agentComputers.start(),
+      this.tasks.start(),
+    ]);
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.apiKeys.stop(), this.organizations.stop(), this.agentComputers.stop()]);
+    await Promise.all([
+      this.apiKeys.stop(),
+      this.organizations.stop(),
+      this.agentComputers.stop(),
+      this.tasks.stop(),
+    ]);
+  }
+
+  /**
+   * Records a Task this process just wrote (like `Informer.observe`), keeping the share index and
+   * the change listeners in step: a share link works, and a waiting stream wakes, at once.
+   */
+  observeTask(task: Task, deleted = false): void {
+    this.tasks.observe(task, deleted);
+    this.taskChanged(task.metadata.namespace, task.metadata.name);
+  }
+
+  /** The task a share id belongs to, as cached; the caller checks visibility and deletion. */
+  taskByShareId(shareId: string): Task | undefined {
+    const key = this.taskByShare.get(shareId);
+    if (key === undefined) return undefined;
+    const slash = key.indexOf('/');
+    const task = this.tasks.get(key.slice(0, slash), key.slice(slash + 1));
+    return task?.spec.shareId === shareId ? task : undefined;
+  }
+
+  /** Calls `listener` after every change of one task (its deletion included); returns the unsubscribe. */
+  onTaskChange(namespace: string, name: string, listener: () => void): () => void {
+    return this.taskListeners.add(keyOf(namespace, name), listener);
+  }
+
+  /** Calls `listener` after every change of one agent computer seen by the watch; returns the unsubscribe. */
+  onWorkspaceChange(namespace: string, name: string, listener: () => void): () => void {
+    return this.workspaceListeners.add(keyOf(namespace, name), listener);
+  }
+
+  /** Re-indexes one task from the cache (which already holds the change), then wakes its listeners. */
+  private taskChanged(namespace: string | undefined, name: string): void {
+    const key = keyOf(namespace, name);
+    const previous = this.shareOfTask.get(key);
+    const shareId = this.tasks.get(namespace, name)?.spec.shareId;
+    if (previous !== shareId) {
+      if (previous !== undefined && this.taskByShare.get(previous) === key) this.taskByShare.delete(previous);
+      if (shareId === undefined) this.shareOfTask.delete(key);
+      else {
+        this.shareOfTask.set(key, shareId);
+        this.taskByShare.set(shareId, key);
+      }
+    }
+    this.taskListeners.notify(key);
   }
 }

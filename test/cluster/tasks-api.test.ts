@@ -49,7 +49,7 @@ describe('the task API on a real kube-apiserver', () => {
       title: 'Fix the failing test',
       owner: 'ada',
       visibility: 'private',
-      githubUrl: 'octo/hello',
+      githubUrl: 'https://github.com/octo/hello',
       branch: 'dev',
     });
     expect(task?.spec.prompts).toHaveLength(1);

@@ -8,6 +8,9 @@ import type { Scope } from '../../api/auth/scopes.js';
 import { ReadModel } from '../../api/read-model.js';
 import { OrganizationSpecSchema, OrganizationType, apiVersionOf } from '../../crds/index.js';
 import type { Organization } from '../../crds/index.js';
+import { ExecutorCatalog } from '../../platform/executor-catalog.js';
+import { ensureInstallationKey } from '../../platform/installation-key.js';
+import type { InstallationKey } from '../../platform/installation-key.js';
 import { createLogger } from '../../platform/log.js';
 import { createMetricsRegistry } from '../../platform/metrics.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
@@ -20,6 +23,8 @@ export interface TestApi {
   url: string;
   store: ResourceStore;
   readModel: ReadModel;
+  /** The installation key the server derives runner and share tokens from. */
+  installationKey: InstallationKey;
   /** Issues a key for a user of an org (created on first use), waiting until the API knows it. */
   key(options?: { org?: string; user?: string; scopes?: Scope[]; expiresAt?: string }): Promise<string>;
   organization(name: string, plan?: 'free' | 'pro'): Promise<Organization>;
@@ -41,11 +46,20 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
  * organizations' namespaces are made as the operator would (a cluster needs them to exist).
  */
 export async function startTestApi(
-  options: { now?: () => Date; store?: ResourceStore; createNamespaces?: boolean } = {},
+  options: {
+    now?: () => Date;
+    store?: ResourceStore;
+    createNamespaces?: boolean;
+    /** Shorter than the contract's 15 s, so a test can see a keepalive comment. */
+    sseKeepaliveMs?: number;
+    /** The executors tasks may use; the built-ins by default. */
+    executors?: ExecutorCatalog;
+  } = {},
 ): Promise<TestApi> {
   const dir = await mkdtemp(join(tmpdir(), 'agentry-api-'));
   const store = options.store ?? (await EmbeddedStore.open(join(dir, 'store')));
   if (options.createNamespaces === true) await ensureNamespace(store, CONTROL_NAMESPACE);
+  const installationKey = await ensureInstallationKey(store, CONTROL_NAMESPACE);
   const logger = createLogger({ level: 'silent' });
   const readModel = new ReadModel(store, { controlNamespace: CONTROL_NAMESPACE, logger });
   await readModel.start();
@@ -58,6 +72,9 @@ export async function startTestApi(
     publicUrl: 'http://agentry.test',
     version: 'test',
     isReady: () => true,
+    installationKey,
+    executors: options.executors ?? new ExecutorCatalog(),
+    ...(options.sseKeepaliveMs === undefined ? {} : { sseKeepaliveMs: options.sseKeepaliveMs }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   const server = createServer(app);
@@ -83,6 +100,7 @@ export async function startTestApi(
     url: `http://127.0.0.1:${address.port}`,
     store,
     readModel,
+    installationKey,
     organization,
     async key({ org = 'acme', user = 'alice', scopes = ['*' as Scope], expiresAt } = {}) {
       await organization(org);

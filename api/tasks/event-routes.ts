@@ -1,0 +1,86 @@
+import type { Request } from 'express';
+import { ApiError } from '../errors.js';
+import { defineRoute } from '../route.js';
+import type { RouteDefinition } from '../route.js';
+import { findTask, visibleTo } from './access.js';
+import type { TaskRoutesDeps } from './access.js';
+import { TaskEventStream } from './event-stream.js';
+import { promptEvents } from './runner-access.js';
+import {
+  PromptEventsSchema,
+  PromptIdParamsSchema,
+  TaskEventsQuerySchema,
+  TaskIdParamsSchema,
+} from './schemas.js';
+
+const TAG = 'Tasks';
+
+/** `Last-Event-ID` as a seq; anything else is ignored (the query's `after` may still give one). */
+function lastEventIdOf(req: Request): number | undefined {
+  const header = req.get('last-event-id')?.trim();
+  return header !== undefined && /^\d{1,15}$/.test(header) ? Number(header) : undefined;
+}
+
+/** GET /tasks/:id/events: server-sent events, written by TaskEventStream itself (the handler returns undefined). */
+export const taskEventsRoute = (deps: TaskRoutesDeps): RouteDefinition =>
+  defineRoute({
+    method: 'get',
+    path: '/v1/tasks/:id/events',
+    operationId: 'streamTaskEvents',
+    summary: 'Follow the execution events as server-sent events (resume with Last-Event-ID or after)',
+    tag: TAG,
+    scope: 'tasks:read',
+    params: TaskIdParamsSchema,
+    query: TaskEventsQuerySchema,
+    responses: { 200: { description: 'text/event-stream of `event` frames, then one `done`' } },
+    handler: async ({ params, query, principal, req, res }) => {
+      const task = findTask(deps.readModel, principal, params.id);
+      const { promptId } = query;
+      if (promptId !== undefined && !task.spec.prompts.some((prompt) => prompt.id === promptId))
+        throw ApiError.notFound('Prompt');
+      const name = task.metadata.name;
+      const stream = new TaskEventStream(
+        {
+          readModel: deps.readModel,
+          installationKey: deps.installationKey,
+          logger: req.log,
+          keepaliveMs: deps.sseKeepaliveMs,
+          namespace: principal.namespace,
+          taskId: name,
+          promptId,
+          // A client may send both; the larger is the later position.
+          after: Math.max(query.after ?? -1, lastEventIdOf(req) ?? -1),
+          current: () => {
+            const latest = deps.readModel.tasks.get(principal.namespace, name);
+            return latest !== undefined && visibleTo(latest, principal) ? latest : undefined;
+          },
+        },
+        res,
+      );
+      await stream.run();
+      return undefined;
+    },
+  });
+
+/** GET /tasks/:id/prompts/:promptId/events: one prompt's events so far, as JSON. */
+export const promptEventsRoute = (deps: TaskRoutesDeps): RouteDefinition =>
+  defineRoute({
+    method: 'get',
+    path: '/v1/tasks/:id/prompts/:promptId/events',
+    operationId: 'listPromptEvents',
+    summary: "One prompt's events so far, as JSON",
+    tag: TAG,
+    scope: 'tasks:read',
+    params: PromptIdParamsSchema,
+    responses: {
+      200: { description: 'The events and the last seq', schema: PromptEventsSchema },
+      503: { description: 'The workspace is not running' },
+    },
+    handler: async ({ params, principal }) => {
+      const task = findTask(deps.readModel, principal, params.id);
+      if (!task.spec.prompts.some((prompt) => prompt.id === params.promptId))
+        throw ApiError.notFound('Prompt');
+      const page = await promptEvents(deps.readModel, deps.installationKey, task, params.promptId);
+      return { status: 200, body: page };
+    },
+  });

@@ -1,0 +1,42 @@
+import { clientTaskStatus } from '../../crds/index.js';
+import type { Principal } from '../auth/principal.js';
+import { ApiError } from '../errors.js';
+import type { ReadModel } from '../read-model.js';
+import { isDeleted } from './access.js';
+
+/**
+ * Organization limits (Organization spec.limits), counted from the caches. Two requests racing may
+ * both pass; the overshoot is bounded by the number of API replicas times concurrent requests,
+ * which is what every cache-served limit accepts in exchange for no store round trip per request.
+ */
+
+/** `limits.concurrentTasks`: tasks with a pending or running prompt, the deleted ones aside. */
+export function assertTaskSlot(readModel: ReadModel, principal: Principal, except?: string): void {
+  const limit = principal.organization.spec.limits.concurrentTasks;
+  const running = readModel.tasks
+    .list(principal.namespace)
+    .filter(
+      (task) => task.metadata.name !== except && !isDeleted(task) && clientTaskStatus(task) === 'running',
+    ).length;
+  if (running >= limit) {
+    throw new ApiError(
+      'limit_exceeded',
+      `The organization may run at most ${limit} tasks at once; wait for one to finish or cancel one`,
+    );
+  }
+}
+
+/** `limits.agentComputers`, which counts the workspaces tasks make for themselves too. */
+export function assertWorkspaceSlot(readModel: ReadModel, principal: Principal): void {
+  const limit = principal.organization.spec.limits.agentComputers;
+  const live = readModel.agentComputers
+    .list(principal.namespace)
+    .filter((ac) => ac.metadata.deletionTimestamp === undefined).length;
+  if (live >= limit) {
+    throw new ApiError(
+      'limit_exceeded',
+      `The organization may have at most ${limit} agent computers, and a task without workspaceId makes one; ` +
+        'reuse a workspace by passing its id as workspaceId',
+    );
+  }
+}

@@ -1,0 +1,61 @@
+import type { AgentComputer, Task } from '../../crds/index.js';
+import type { InstallationKey } from '../../platform/installation-key.js';
+import { RunnerClient, RunnerRequestError } from '../../platform/runner-client.js';
+import type { EventsPage } from '../../platform/runner-protocol.js';
+import { ApiError } from '../errors.js';
+import { agentComputerStatus } from '../presenters/agent-computer.js';
+import type { ReadModel } from '../read-model.js';
+import { workspaceOf } from './access.js';
+
+/**
+ * The runner of a task's workspace, when the workspace is Ready and says where it listens; the
+ * API only ever reads from it (DESIGN.md §1). Undefined while it provisions, sleeps or is gone.
+ */
+export function runnerOf(
+  readModel: ReadModel,
+  installationKey: InstallationKey,
+  task: Task,
+): RunnerClient | undefined {
+  const ac = workspaceOf(readModel, task);
+  if (ac === undefined) return undefined;
+  const endpoint = liveEndpoint(ac);
+  return endpoint === undefined
+    ? undefined
+    : new RunnerClient({ endpoint, token: installationKey.runnerToken(ac) });
+}
+
+export function liveEndpoint(ac: AgentComputer): string | undefined {
+  return agentComputerStatus(ac) === 'ready' ? ac.status?.endpoint : undefined;
+}
+
+const notRunning = (cause?: unknown): ApiError =>
+  new ApiError(
+    'service_unavailable',
+    "The task's workspace is not running, so its events cannot be read now; send a prompt to resume it, or retry once it is ready",
+    undefined,
+    { cause },
+  );
+
+/**
+ * GET /tasks/:id/prompts/:promptId/events: one prompt's events from the workspace's runner.
+ * The runner keeps the log on the workspace disk; while the workspace sleeps it is out of reach
+ * (503). Archiving the log to object storage, so that it reads while the workspace sleeps, comes
+ * with the event-archive issue (DESIGN.md §4 step 5).
+ */
+export async function promptEvents(
+  readModel: ReadModel,
+  installationKey: InstallationKey,
+  task: Task,
+  promptId: string,
+): Promise<EventsPage> {
+  const runner = runnerOf(readModel, installationKey, task);
+  if (runner === undefined) throw notRunning();
+  try {
+    return await runner.listEvents(task.metadata.name, { promptId });
+  } catch (err) {
+    // A runner that never received the task (the prompt is still pending) has no events for it.
+    if (err instanceof RunnerRequestError && err.status === 404) return { events: [], lastSeq: -1 };
+    if (err instanceof RunnerRequestError) throw notRunning(err);
+    throw err;
+  }
+}

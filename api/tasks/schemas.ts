@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import {
+  MAX_PROMPT_LENGTH,
+  TaskStatusValueSchema,
+  VisibilitySchema,
+  executorName,
+} from '../../crds/index.js';
+import { PaginationQuerySchema } from '../pagination.js';
+
+/**
+ * Request and response shapes of the task API (CONTRACT.md §3), declared once: they validate
+ * requests and generate the OpenAPI document.
+ */
+
+export const TaskIdParamsSchema = z.object({ id: z.string() });
+export const PromptIdParamsSchema = z.object({ id: z.string(), promptId: z.string() });
+
+const promptText = z.string().min(1).max(MAX_PROMPT_LENGTH);
+
+/**
+ * Where an uploaded file lands under /code: a relative path that cannot climb out of it
+ * (same rule as artifact names, CONTRACT.md §5).
+ */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+const relativeFilename = z
+  .string()
+  .min(1)
+  .max(1024)
+  .refine(
+    (name) =>
+      !name.startsWith('/') &&
+      !name.includes('\\') &&
+      !hasControlCharacter(name) &&
+      !name.split('/').some((part) => part === '..' || part === '.' || part === ''),
+    'must be a relative path without "..", "." or empty segments, backslashes or control characters',
+  );
+
+const filesField = z
+  .array(z.strictObject({ id: z.uuid(), filename: relativeFilename }))
+  .max(100)
+  .optional();
+const skillsField = z.array(z.string().min(1).max(200)).max(100).optional();
+const modelField = z.string().min(1).max(200).optional();
+
+/** GitHub's `owner/repo`: an account name, then a repository name that is not `.` or `..`. */
+const GITHUB_SHORTHAND = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/(?!\.{1,2}$)[A-Za-z0-9._-]{1,100}$/;
+
+function isHttpsUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return url.protocol === 'https:' && url.hostname !== '';
+}
+
+/** `owner/repo` (GitHub) or an https URL of a git repository. */
+const githubUrlField = z
+  .string()
+  .max(2048)
+  .refine(
+    (value) => GITHUB_SHORTHAND.test(value) || isHttpsUrl(value),
+    'must be owner/repo or an https git URL',
+  )
+  // The URL is stored in the Task resource and shown in logs: a token in it would leak there.
+  .refine(
+    (value) => !URL.canParse(value) || (new URL(value).username === '' && new URL(value).password === ''),
+    'must not carry credentials; give the workspace access to the repository instead',
+  );
+
+/** The clone URL of a githubUrl: the shorthand names a GitHub repository. */
+export const cloneUrlOf = (githubUrl: string): string =>
+  GITHUB_SHORTHAND.test(githubUrl) ? `https://github.com/${githubUrl}` : githubUrl;
+
+/** A git branch name, as `git check-ref-format --branch` accepts it (roughly), and never an option. */
+const branchField = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine(
+    (name) =>
+      !name.startsWith('-') &&
+      !name.startsWith('/') &&
+      !name.endsWith('/') &&
+      !name.endsWith('.') &&
+      !name.endsWith('.lock') &&
+      !['..', '@{', '//'].some((bad) => name.includes(bad)) &&
+      !/[\s~^:?*[\\]/.test(name) &&
+      !hasControlCharacter(name),
+    'must be a git branch name',
+  );
+
+/** POST /tasks (CONTRACT.md §3 table). Unknown fields are rejected. */
+export const CreateTaskBodySchema = z.strictObject({
+  prompt: promptText,
+  executor: executorName.optional(),
+  model: modelField,
+  workspaceId: z.uuid().optional(),
+  files: filesField,
+  skills: skillsField,
+  githubUrl: githubUrlField.optional(),
+  branchName: branchField.optional(),
+  visibility: VisibilitySchema.optional(),
+  title: z.string().trim().min(1).max(200).optional(),
+});
+export type CreateTaskBody = z.infer<typeof CreateTaskBodySchema>;
+
+/** POST /tasks/:id/prompts. */
+export const AddPromptBodySchema = z.strictObject({
+  prompt: promptText,
+  skills: skillsField,
+  files: filesField,
+  executor: executorName.optional(),
+  model: modelField,
+});
+export type AddPromptBody = z.infer<typeof AddPromptBodySchema>;
+
+/** PATCH /tasks/:id/visibility. */
+export const VisibilityBodySchema = z.strictObject({ visibility: VisibilitySchema });
+
+/** GET /tasks: the list envelope's paging plus two filters. */
+export const ListTasksQuerySchema = PaginationQuerySchema.extend({
+  status: TaskStatusValueSchema.optional(),
+  workspaceId: z.uuid().optional(),
+});
+
+/** GET /tasks/:id/events: resume point and prompt filter (`Last-Event-ID` may also give the point). */
+export const TaskEventsQuerySchema = z.strictObject({
+  after: z.coerce.number().int().min(-1).optional(),
+  promptId: z.uuid().optional(),
+});
+
+export const CreatedTaskSchema = z.object({
+  id: z.uuid(),
+  workspaceId: z.string(),
+  url: z.string(),
+  status: z.literal('running'),
+  createdAt: z.string(),
+});
+
+export const CreatedPromptSchema = z.object({ promptId: z.uuid() });
+
+export const VisibilityResultSchema = z.object({
+  visibility: VisibilitySchema,
+  shareUrl: z.string().nullable(),
+});
+
+/** One execution event (CONTRACT.md §3), as the runner logged it. */
+export const TaskEventRecordSchema = z.object({
+  seq: z.number().int(),
+  timestamp: z.string(),
+  promptId: z.string(),
+  eventType: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+});
+
+export const PromptEventsSchema = z.object({
+  events: z.array(TaskEventRecordSchema),
+  lastSeq: z.number().int(),
+});

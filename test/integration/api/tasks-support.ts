@@ -1,0 +1,134 @@
+import { expect } from '@jest/globals';
+import { z } from 'zod';
+import { TaskListItemSchema, TaskRecordSchema } from '../../../api/presenters/task.js';
+import type { TaskRecord } from '../../../api/presenters/task.js';
+import { CreatedTaskSchema } from '../../../api/tasks/schemas.js';
+import { OrganizationType, TaskType } from '../../../crds/index.js';
+import type { OrganizationSpec, PromptStatusEntry, Task } from '../../../crds/index.js';
+import type { ResourceStore } from '../../../platform/store/types.js';
+import { call, eventually } from '../../support/api-server.js';
+import type { TestApi } from '../../support/api-server.js';
+
+/** Helpers shared by the task API tests (not a test file itself). */
+
+export const namespaceOf = (org: string): string => `agentry-org-${org}`;
+
+export const TaskListSchema = z.object({
+  data: z.array(TaskListItemSchema),
+  total: z.number(),
+  limit: z.number(),
+  offset: z.number(),
+});
+
+export const ErrorBodySchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  }),
+});
+
+export async function errorOf(res: Response): Promise<z.infer<typeof ErrorBodySchema>['error']> {
+  return ErrorBodySchema.parse(await res.json()).error;
+}
+
+export type CreatedTask = z.infer<typeof CreatedTaskSchema>;
+
+export async function createTask(api: TestApi, key: string, body: unknown): Promise<CreatedTask> {
+  const res = await call(api, '/v1/tasks', { key, method: 'POST', body });
+  if (res.status !== 201) throw new Error(`POST /v1/tasks answered ${res.status}: ${await res.text()}`);
+  return CreatedTaskSchema.parse(await res.json());
+}
+
+export async function getTask(api: TestApi, key: string, id: string): Promise<TaskRecord> {
+  const res = await call(api, `/v1/tasks/${id}`, { key });
+  expect(res.status).toBe(200);
+  return TaskRecordSchema.parse(await res.json());
+}
+
+export async function storedTask(api: TestApi, org: string, id: string): Promise<Task> {
+  const task = await api.store.get(TaskType, namespaceOf(org), id);
+  if (task === undefined) throw new Error(`task ${id} is not stored`);
+  return task;
+}
+
+/**
+ * Plays the operator's part: writes prompt entries into Task status (what the reconciler records
+ * from the runner), then waits until the API's cache has seen the write.
+ */
+export async function recordPrompts(
+  api: TestApi,
+  org: string,
+  id: string,
+  entries: (task: Task) => PromptStatusEntry[],
+  extra: { completedAt?: string } = {},
+): Promise<Task> {
+  const task = await storedTask(api, org, id);
+  const written = await api.store.replaceStatus(TaskType, {
+    ...task,
+    status: { ...task.status, prompts: entries(task), ...extra },
+  });
+  await eventually(
+    () =>
+      api.readModel.tasks.get(namespaceOf(org), id)?.metadata.resourceVersion ===
+      written.metadata.resourceVersion,
+  );
+  return written;
+}
+
+/** Changes an organization's spec (limits, executor policy) and waits until the API sees it. */
+export async function configureOrganization(
+  api: TestApi,
+  name: string,
+  change: (spec: OrganizationSpec) => OrganizationSpec,
+): Promise<void> {
+  await api.organization(name);
+  const current = await api.store.get(OrganizationType, undefined, name);
+  if (current === undefined) throw new Error(`organization ${name} is missing`);
+  const written = await api.store.replace(OrganizationType, { ...current, spec: change(current.spec) });
+  await eventually(
+    () =>
+      api.readModel.organizations.get(undefined, name)?.metadata.resourceVersion ===
+      written.metadata.resourceVersion,
+  );
+}
+
+/**
+ * A store that behaves like `inner` except where a hook steps in: to make one call fail, or to let
+ * "the operator" write between the API's read and its write.
+ */
+export function interceptingStore(
+  inner: ResourceStore,
+  hooks: {
+    beforeCreate?: (kind: string) => Promise<void>;
+    afterGet?: (kind: string, name: string) => Promise<void>;
+    onReplaceError?: (err: unknown) => void;
+  },
+): ResourceStore {
+  return {
+    get: async (type, namespace, name) => {
+      const found = await inner.get(type, namespace, name);
+      await hooks.afterGet?.(type.kind, name);
+      return found;
+    },
+    list: (type, options) => inner.list(type, options),
+    watch: (type, options, onEvent) => inner.watch(type, options, onEvent),
+    create: async (type, object) => {
+      await hooks.beforeCreate?.(type.kind);
+      return inner.create(type, object);
+    },
+    replace: async (type, object) => {
+      try {
+        return await inner.replace(type, object);
+      } catch (err) {
+        hooks.onReplaceError?.(err);
+        throw err;
+      }
+    },
+    replaceStatus: (type, object, options) => inner.replaceStatus(type, object, options),
+    delete: (type, namespace, name, options) => inner.delete(type, namespace, name, options),
+    close: () => inner.close(),
+  };
+}
+
+export const ISO_MILLIS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
