@@ -38,6 +38,23 @@ export const ConfigSchema = z.object({
     .string()
     .default('168h')
     .refine((text) => /^(\d+(ns|us|ms|s|m|h))+$/.test(text), 'must be a duration such as 168h'),
+  /**
+   * API and operator: whether webhooks may target loopback, private and link-local addresses, and
+   * plain http (organizations can also allow it for themselves). Unset: `agentry serve` allows it
+   * (one machine, receivers on localhost), `agentry api` and `agentry operator` do not.
+   */
+  AGENTRY_WEBHOOK_PRIVATE_TARGETS: z.enum(['true', 'false']).optional(),
+  /**
+   * Operator: delays between webhook delivery attempts, comma separated Go durations. Default: the
+   * Standard Webhooks example schedule (5s, 5m, 30m, 2h, 5h, 10h, 10h after the first attempt).
+   */
+  AGENTRY_WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .optional()
+    .refine(
+      (text) => text === undefined || /^(\d+(ms|s|m|h))+(,(\d+(ms|s|m|h))+)*$/.test(text.replace(/\s+/g, '')),
+      'must be comma separated durations such as 5s,5m,30m',
+    ),
   /** Operator: /metrics, /healthz and /readyz listen here. */
   AGENTRY_METRICS_PORT: port.default(8081),
   /** Operator: only the holder of the Lease reconciles; turn off only with a single replica. */

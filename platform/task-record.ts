@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import {
+  PromptStatusSchema,
+  TaskStatusValueSchema,
+  VisibilitySchema,
+  clientTaskStatus,
+  promptEntryOf,
+  promptStatusOf,
+} from '../crds/index.js';
+import type { PromptSpec, PromptStatusEntry, Task } from '../crds/index.js';
+
+/**
+ * The task record of CONTRACT.md §3, shared by the API (responses) and the operator (webhook
+ * deliveries carry it without prompts).
+ */
+
+/** CONTRACT.md: timestamps are ISO 8601 UTC with milliseconds. Kubernetes writes seconds. */
+const isoMillis = (time: string): string => new Date(time).toISOString();
+
+/** One prompt of the task record (CONTRACT.md §3); `prompt` is its text. */
+export const PromptRecordSchema = z.object({
+  id: z.uuid(),
+  status: PromptStatusSchema,
+  prompt: z.string(),
+  submittedAt: z.string(),
+  startedAt: z.string().nullable(),
+  completedAt: z.string().nullable(),
+  finalResult: z.string().nullable(),
+  error: z.string().nullable(),
+});
+export type PromptRecord = z.infer<typeof PromptRecordSchema>;
+
+/** A list item carries the prompts' progress but never their texts (CONTRACT.md §3). */
+export const PromptListRecordSchema = PromptRecordSchema.omit({ prompt: true });
+
+const taskRecordFields = {
+  id: z.uuid(),
+  url: z.string(),
+  status: TaskStatusValueSchema,
+  title: z.string(),
+  executor: z.string(),
+  model: z.string().nullable(),
+  workspaceId: z.string(),
+  visibility: VisibilitySchema,
+  shareUrl: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  completedAt: z.string().nullable(),
+  finalResult: z.string().nullable(),
+};
+
+/** The task record of CONTRACT.md §3 (GET /tasks/:id, cancel, the share link). */
+export const TaskRecordSchema = z.object({ ...taskRecordFields, prompts: z.array(PromptRecordSchema) });
+export type TaskRecord = z.infer<typeof TaskRecordSchema>;
+
+/** The record as GET /tasks lists it: the same, without prompt texts. */
+export const TaskListItemSchema = z.object({ ...taskRecordFields, prompts: z.array(PromptListRecordSchema) });
+export type TaskListItem = z.infer<typeof TaskListItemSchema>;
+
+export interface TaskPresentation {
+  /** Base URL clients reach the API at (no trailing slash, no /v1). */
+  publicUrl: string;
+  /** The share link of a share id (the token is derived with the installation key). */
+  shareUrl: (shareId: string) => string;
+}
+
+const millisOrNull = (time: string | undefined): string | null =>
+  time === undefined ? null : isoMillis(time);
+
+/**
+ * When the task was made: its first prompt's submission time, written by the API with milliseconds
+ * (Kubernetes' creationTimestamp has whole seconds, too coarse for newest-first order).
+ */
+export function taskCreatedAt(task: Task): string {
+  const time = task.spec.prompts[0]?.submittedAt ?? task.metadata.creationTimestamp;
+  return time === undefined ? new Date(0).toISOString() : isoMillis(time);
+}
+
+/** Newest first by creation time; ties by name, so pages are stable. */
+export const newestTaskFirst = (a: Task, b: Task): number =>
+  taskCreatedAt(b).localeCompare(taskCreatedAt(a)) || a.metadata.name.localeCompare(b.metadata.name);
+
+/** A prompt canceled by request reads canceled at once; its request time stands in until the operator records the end. */
+function promptRecord(prompt: PromptSpec, entry: PromptStatusEntry | undefined): PromptRecord {
+  const status = promptStatusOf(prompt, entry);
+  const completedAt = entry?.completedAt ?? (status === 'canceled' ? prompt.cancelRequestedAt : undefined);
+  return {
+    id: prompt.id,
+    status,
+    prompt: prompt.text,
+    submittedAt: isoMillis(prompt.submittedAt),
+    startedAt: millisOrNull(entry?.startedAt),
+    completedAt: millisOrNull(completedAt),
+    finalResult: entry?.finalResult ?? null,
+    error: entry?.error ?? null,
+  };
+}
+
+const latest = (times: readonly (string | null | undefined)[]): string | undefined =>
+  times
+    .filter((time): time is string => typeof time === 'string')
+    .map(isoMillis)
+    .sort()
+    .at(-1);
+
+export function presentTask(task: Task, presentation: TaskPresentation): TaskRecord {
+  const prompts = task.spec.prompts.map((prompt) => promptRecord(prompt, promptEntryOf(task, prompt.id)));
+  const status = clientTaskStatus(task);
+  const createdAt = taskCreatedAt(task);
+  const last = prompts.at(-1);
+  const shareId = task.spec.visibility === 'public' ? task.spec.shareId : undefined;
+  // The last prompt's end; the operator's own record counts too (a cancel it ended without the runner).
+  const completedAt =
+    status === 'running'
+      ? null
+      : (latest([task.status?.completedAt, ...prompts.map((p) => p.completedAt)]) ?? null);
+  return {
+    id: task.metadata.name,
+    url: `${presentation.publicUrl}/v1/tasks/${task.metadata.name}`,
+    status,
+    title: task.spec.title,
+    executor: task.spec.executor,
+    model: task.spec.model ?? null,
+    workspaceId: task.spec.workspace,
+    visibility: task.spec.visibility,
+    shareUrl: shareId === undefined ? null : presentation.shareUrl(shareId),
+    createdAt,
+    updatedAt:
+      latest([
+        createdAt,
+        completedAt,
+        ...task.spec.prompts.map((p) => p.cancelRequestedAt),
+        ...prompts.flatMap((p) => [p.submittedAt, p.startedAt, p.completedAt]),
+      ]) ?? createdAt,
+    completedAt,
+    finalResult: last?.finalResult ?? null,
+    prompts,
+  };
+}
+
+export function presentTaskListItem(task: Task, presentation: TaskPresentation): TaskListItem {
+  const record = presentTask(task, presentation);
+  return { ...record, prompts: record.prompts.map(({ prompt: _text, ...rest }) => rest) };
+}
