@@ -3,6 +3,7 @@ import {
   AgentComputerType,
   HIBERNATED_BY_ANNOTATION,
   TaskType,
+  WebhookType,
   isTerminal,
 } from '../../crds/index.js';
 import type { AgentComputer, PromptSpec, PromptStatusEntry, Task, TaskStatus } from '../../crds/index.js';
@@ -26,6 +27,7 @@ import type { TaskEventFollowers } from '../tasks/event-followers.js';
 import { computeTaskStatus, endedEntry, entriesOf, withRunnerState } from '../tasks/prompt-progress.js';
 import type { WorkspaceView } from '../tasks/prompt-progress.js';
 import { recordPromptTransitions } from '../tasks/prompt-transitions.js';
+import { outboxEntriesFor, transitionEvents } from '../tasks/webhook-events.js';
 import type { TaskMetrics } from '../tasks/task-metrics.js';
 
 /** While prompts are in flight the runner is asked for their state at least this often (a backstop to the stream). */
@@ -306,10 +308,22 @@ export class TaskReconciler implements Reconciler {
     return { reason: 'WorkspaceStarting', message: `waiting for workspace ${name} to be ready` };
   }
 
+  /**
+   * Writes the status once, and with it (transactional outbox) a webhook delivery for every
+   * transition a webhook subscribes to: a transition is never recorded without its deliveries.
+   */
   private async writeStatus(pass: Pass): Promise<void> {
     const { task } = pass;
     const next: TaskStatus = computeTaskStatus(task, pass.entries, this.workspaceView(pass), pass.now);
     if (deepEqual(JSON.parse(JSON.stringify(task.status ?? {})), JSON.parse(JSON.stringify(next)))) return;
+    const events = transitionEvents(task, pass.entries, next.status ?? 'running');
+    if (events.length > 0) {
+      const webhooks = await this.options.store.list(WebhookType, {
+        namespace: task.metadata.namespace ?? '',
+      });
+      const owed = outboxEntriesFor(webhooks.items, events, pass.now);
+      if (owed.length > 0) next.outbox = [...(task.status?.outbox ?? []), ...owed];
+    }
     await this.options.store.replaceStatus(
       TaskType,
       { ...task, status: next },
