@@ -16,7 +16,9 @@ import { mountRoutes } from './route.js';
 import type { RouteDefinition } from './route.js';
 import { agentComputerRoutes } from './routes/agent-computers.js';
 import { taskRoutes } from './routes/tasks.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { shareLink, withShareLinkPath } from './tasks/share.js';
+import { SigningKeysCache } from './webhooks/signing-keys-cache.js';
 
 export interface ApiAppOptions {
   store: ResourceStore;
@@ -37,6 +39,11 @@ export interface ApiAppOptions {
   executors: ExecutorCatalog;
   /** Interval of the `: keepalive` comment on event streams; CONTRACT.md §3 says 15 s (tests shorten it). */
   sseKeepaliveMs?: number;
+  /**
+   * Installation policy (AGENTRY_WEBHOOK_PRIVATE_TARGETS): webhooks may use plain http and target
+   * loopback, private and link-local addresses. An organization can also allow it for itself.
+   */
+  allowPrivateWebhookTargets: boolean;
 }
 
 const SSE_KEEPALIVE_MS = 15_000;
@@ -44,7 +51,15 @@ const SSE_KEEPALIVE_MS = 15_000;
 export function apiRoutes(
   options: Pick<
     ApiAppOptions,
-    'store' | 'readModel' | 'publicUrl' | 'installationKey' | 'executors' | 'now' | 'sseKeepaliveMs'
+    | 'store'
+    | 'readModel'
+    | 'publicUrl'
+    | 'installationKey'
+    | 'executors'
+    | 'now'
+    | 'sseKeepaliveMs'
+    | 'controlNamespace'
+    | 'allowPrivateWebhookTargets'
   >,
 ): RouteDefinition[] {
   return [
@@ -57,6 +72,13 @@ export function apiRoutes(
       executors: options.executors,
       now: options.now ?? (() => new Date()),
       sseKeepaliveMs: options.sseKeepaliveMs ?? SSE_KEEPALIVE_MS,
+    }),
+    ...webhookRoutes({
+      store: options.store,
+      readModel: options.readModel,
+      publicUrl: options.publicUrl,
+      allowPrivateWebhookTargets: options.allowPrivateWebhookTargets,
+      signingKeys: new SigningKeysCache(options.store, options.controlNamespace),
     }),
   ];
 }

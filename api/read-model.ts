@@ -1,5 +1,5 @@
-import { AgentComputerType, OrganizationType, SecretType, TaskType } from '../crds/index.js';
-import type { AgentComputer, KubeObject, Organization, Secret, Task } from '../crds/index.js';
+import { AgentComputerType, OrganizationType, SecretType, TaskType, WebhookType } from '../crds/index.js';
+import type { AgentComputer, KubeObject, Organization, Secret, Task, Webhook } from '../crds/index.js';
 import type { Logger } from '../platform/log.js';
 import { Informer } from '../platform/store/informer.js';
 import type { ResourceStore } from '../platform/store/types.js';
@@ -42,6 +42,7 @@ export class ReadModel {
   readonly organizations: Informer<Organization>;
   readonly agentComputers: Informer<AgentComputer>;
   readonly tasks: Informer<Task>;
+  readonly webhooks: Informer<Webhook>;
   /** share id → task key, and back: GET /v1/share/:token finds its task without a scan. */
   private readonly taskByShare = new Map<string, string>();
   private readonly shareOfTask = new Map<string, string>();
@@ -68,6 +69,7 @@ export class ReadModel {
         this.taskChanged(object.metadata.namespace, object.metadata.name);
       },
     });
+    this.webhooks = new Informer(store, WebhookType, { logger });
   }
 
   async start(): Promise<void> {
@@ -76,6 +78,7 @@ export class ReadModel {
       this.organizations.start(),
       this.agentComputers.start(),
       this.tasks.start(),
+      this.webhooks.start(),
     ]);
   }
 
@@ -85,6 +88,7 @@ export class ReadModel {
       this.organizations.stop(),
       this.agentComputers.stop(),
       this.tasks.stop(),
+      this.webhooks.stop(),
     ]);
   }
 

@@ -26,6 +26,7 @@ export async function runApiCommand(config: Config): Promise<number> {
     controlNamespace: config.AGENTRY_NAMESPACE,
     installationKey,
     executors,
+    allowPrivateWebhookTargets: config.AGENTRY_WEBHOOK_PRIVATE_TARGETS === 'true',
     publicUrl: publicUrlOf(config),
     version: AGENTRY_VERSION,
     isReady: () => ready,

@@ -7,6 +7,7 @@ import { runCrdsCommand } from './crds.js';
 import { runOperatorCommand } from './operator.js';
 import { runKeysCommand } from './keys.js';
 import { runRunnerCommand } from './runner.js';
+import { runWebhookKeysCommand } from './webhook-keys.js';
 import { serve } from './serve.js';
 
 const USAGE = `usage: agentry <command>
@@ -17,6 +18,8 @@ commands:
   operator                  the operator alone: reconcilers, leader election, /metrics on AGENTRY_METRICS_PORT
   runner                    the agent runner inside a workspace (started by the operator)
   keys create|list|revoke   manage API keys (embedded data directory, or a cluster with --kubeconfig)
+  webhook-keys show|rotate [--window 24h]
+                            webhook signing keys (embedded data directory, or a cluster with --kubeconfig)
   crds [--write|--check]    print the CustomResourceDefinitions generated from the schemas
 
 Configuration comes from environment variables; see README.md.
@@ -47,6 +50,8 @@ async function main(argv: string[]): Promise<number> {
       return runApiCommand(loadConfig());
     case 'keys':
       return runKeysCommand(rest, loadConfig());
+    case 'webhook-keys':
+      return runWebhookKeysCommand(rest, loadConfig());
     case 'runner':
       return runRunnerCommand();
     case 'crds': {

@@ -121,6 +121,8 @@ export async function serve(config: Config, announce: (line: string) => void): P
     controlNamespace: config.AGENTRY_NAMESPACE,
     installationKey,
     executors,
+    // One machine: receivers on localhost are the common case, unless turned off explicitly.
+    allowPrivateWebhookTargets: config.AGENTRY_WEBHOOK_PRIVATE_TARGETS !== 'false',
     publicUrl: publicUrlOf(config),
     version: AGENTRY_VERSION,
     isReady: () => ready,

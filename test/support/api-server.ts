@@ -54,6 +54,8 @@ export async function startTestApi(
     sseKeepaliveMs?: number;
     /** The executors tasks may use; the built-ins by default. */
     executors?: ExecutorCatalog;
+    /** The installation's webhook target policy; allowed by default, as in the embedded default. */
+    allowPrivateWebhookTargets?: boolean;
   } = {},
 ): Promise<TestApi> {
   const dir = await mkdtemp(join(tmpdir(), 'agentry-api-'));
@@ -74,6 +76,7 @@ export async function startTestApi(
     isReady: () => true,
     installationKey,
     executors: options.executors ?? new ExecutorCatalog(),
+    allowPrivateWebhookTargets: options.allowPrivateWebhookTargets ?? true,
     ...(options.sseKeepaliveMs === undefined ? {} : { sseKeepaliveMs: options.sseKeepaliveMs }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });

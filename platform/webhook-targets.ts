@@ -1,0 +1,166 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * The SSRF guard of webhooks (CONTRACT.md §6): a webhook may reach only public addresses, unless the
+ * installation or its organization allows private targets (tests, the embedded default). The API
+ * checks a URL when it is registered; the operator checks it again before every attempt (DNS can
+ * change) and connects to the address it checked, so a name cannot resolve to a public address for
+ * the check and to a private one for the connection (DNS rebinding).
+ */
+
+/** The target is not allowed (scheme, address range) or cannot be resolved. Never retried in a hot loop. */
+export class TargetRefusedError extends Error {
+  override name = 'TargetRefusedError';
+}
+
+/** The target's host did not resolve (a refusal too: there is nothing to connect to). */
+export class TargetUnresolvableError extends TargetRefusedError {
+  override name = 'TargetUnresolvableError';
+}
+
+export interface TargetPolicy {
+  /** Loopback, private, link-local and other non-public addresses, and plain http, are allowed. */
+  allowPrivate: boolean;
+}
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves a host name to every address it has (tests replace DNS with this). */
+export type HostLookup = (hostname: string) => Promise<readonly ResolvedAddress[]>;
+
+export interface ResolveOptions {
+  /** Default: `dns.lookup(hostname, { all: true })` (the system resolver, /etc/hosts included). */
+  lookup?: HostLookup;
+}
+
+const systemLookup: HostLookup = async (hostname) => {
+  const found = await dnsLookup(hostname, { all: true });
+  return found.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+};
+
+/** Why each non-public range is refused, in words a webhook owner understands. */
+const RANGE_WORDS: Readonly<Record<string, string>> = {
+  loopback: 'a loopback address',
+  private: 'a private address',
+  linkLocal: 'a link-local address',
+  uniqueLocal: 'a unique-local address',
+  carrierGradeNat: 'a carrier-grade NAT (shared) address',
+  unspecified: 'the unspecified address',
+  broadcast: 'the broadcast address',
+  multicast: 'a multicast address',
+  reserved: 'a reserved address',
+  ipv4Compatible: 'an IPv4-compatible IPv6 address (deprecated, may reach IPv4 hosts)',
+};
+
+/** 169.254.169.254: the instance metadata service of every major cloud (credentials!). */
+const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254']);
+
+/** `::/96` (except `::` and `::1`): IPv4-compatible IPv6, which ipaddr.js calls unicast. */
+function isIpv4Compatible(address: ipaddr.IPv6): boolean {
+  const parts = address.parts;
+  return parts.slice(0, 6).every((part) => part === 0) && (parts[6] ?? 0) !== 0;
+}
+
+interface Classified {
+  /** The address to connect to (an IPv4-mapped IPv6 address becomes its IPv4 address). */
+  address: string;
+  family: 4 | 6;
+  /** undefined when public. */
+  refusal: string | undefined;
+}
+
+/** Classifies one address with ipaddr.js: only `unicast` (v4 or v6) is public. */
+export function classifyAddress(text: string): Classified {
+  let parsed = ipaddr.parse(text);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  const family = parsed.kind() === 'ipv4' ? 4 : 6;
+  const address = family === 6 ? (parsed as ipaddr.IPv6).toRFC5952String() : parsed.toString();
+  let range: string = parsed.range();
+  if (range === 'unicast' && family === 6 && isIpv4Compatible(parsed as ipaddr.IPv6))
+    range = 'ipv4Compatible';
+  if (range === 'unicast') return { address, family, refusal: undefined };
+  const refusal = METADATA_ADDRESSES.has(address)
+    ? 'the cloud metadata address'
+    : (RANGE_WORDS[range] ?? `a non-public address (${range})`);
+  return { address, family, refusal };
+}
+
+/** The URL's host without the brackets of an IPv6 literal. */
+const bareHost = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '$1');
+
+/** RFC 6761: `localhost` and `*.localhost` are loopback, whatever a resolver says. */
+const isLocalhostName = (host: string): boolean => /(^|\.)localhost\.?$/i.test(host);
+
+function parseTarget(text: string, policy: TargetPolicy): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch (err) {
+    throw new TargetRefusedError('webhook target is not a valid URL', { cause: err });
+  }
+  if (url.protocol === 'https:') return url;
+  if (url.protocol === 'http:' && policy.allowPrivate) return url;
+  throw new TargetRefusedError(
+    url.protocol === 'http:'
+      ? `webhook target ${url.host} must use https (plain http is allowed only where private targets are)`
+      : `webhook target must use https, not ${url.protocol.replace(/:$/, '')}`,
+  );
+}
+
+async function addressesOf(host: string, lookup: HostLookup): Promise<readonly ResolvedAddress[]> {
+  if (isIP(host) !== 0) return [{ address: host, family: isIP(host) === 6 ? 6 : 4 }];
+  let found: readonly ResolvedAddress[];
+  try {
+    found = await lookup(host);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    const why = typeof code === 'string' ? code : 'lookup failed';
+    throw new TargetUnresolvableError(`webhook target host ${host} does not resolve (${why})`, {
+      cause: err,
+    });
+  }
+  if (found.length === 0) throw new TargetUnresolvableError(`webhook target host ${host} has no addresses`);
+  return found;
+}
+
+const refusedMessage = (host: string, address: string, refusal: string): string =>
+  `webhook target ${address}${address === host ? '' : ` (from ${host})`} is ${refusal}; ` +
+  'webhooks may reach only public addresses unless private targets are allowed';
+
+/**
+ * Checks scheme (https; http only when allowPrivate), resolves the host (all addresses, dns.lookup
+ * {all:true}), refuses loopback, private (10/8, 172.16/12, 192.168/16), link-local (169.254/16 incl.
+ * the 169.254.169.254 metadata address, fe80::/10), unique-local (fc00::/7), CGNAT 100.64/10,
+ * unspecified, broadcast, multicast, reserved, IPv4-mapped IPv6 of those, unless allowPrivate; a host
+ * resolving to ANY refused address is refused. Returns the address to connect to (the first allowed),
+ * so the connection is pinned to the checked address (no DNS rebinding between check and connect).
+ */
+export async function resolveWebhookTarget(
+  url: string,
+  policy: TargetPolicy,
+  options: ResolveOptions = {},
+): Promise<{ url: URL; address: string; family: 4 | 6 }> {
+  const target = parseTarget(url, policy);
+  const host = bareHost(target);
+  if (!policy.allowPrivate && isLocalhostName(host)) {
+    throw new TargetRefusedError(refusedMessage(host, host, 'a loopback name'));
+  }
+  const found = await addressesOf(host, options.lookup ?? systemLookup);
+  const classified = found.map(({ address }) => classifyAddress(address));
+  if (!policy.allowPrivate) {
+    const refused = classified.find((entry) => entry.refusal !== undefined);
+    if (refused?.refusal !== undefined) {
+      throw new TargetRefusedError(refusedMessage(host, refused.address, refused.refusal));
+    }
+  }
+  const first = classified[0];
+  if (first === undefined) throw new TargetUnresolvableError(`webhook target host ${host} has no addresses`);
+  return { url: target, address: first.address, family: first.family };
+}
