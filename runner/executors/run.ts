@@ -27,6 +27,8 @@ const DEFAULT_KILL_GRACE_MS = 5000;
  * (setsid) may still hold them, and must not keep the prompt running, so reading stops after this.
  */
 const PIPE_DRAIN_MS = 2000;
+/** Output that keeps coming this long after the process exited comes from something that escaped it. */
+const PIPE_DRAIN_LIMIT_MS = 120_000;
 const STDERR_TAIL_CHARS = 500;
 
 type Ending = 'canceled' | 'timeout';
@@ -54,6 +56,8 @@ class Execution {
   private lastStderr = '';
   private readFailure: { error: unknown } | undefined;
   private pipesAbandoned = false;
+  /** When the last output line was read: output still queued in the pipes keeps the drain going. */
+  private lastLineAt = Date.now();
 
   constructor(
     private readonly run: ExecutorRun,
@@ -117,9 +121,14 @@ class Execution {
       const [code, signal] = await exited;
       // Whatever the prompt started in the background ends with it (and must, to close the pipes).
       await this.terminate(pid);
-      await drain(child, reading, () => {
-        this.pipesAbandoned = true;
-      });
+      await drain(
+        child,
+        reading,
+        () => this.lastLineAt,
+        () => {
+          this.pipesAbandoned = true;
+        },
+      );
       return await this.finish({ code, signal });
     } finally {
       clearTimeout(timer);
@@ -138,10 +147,14 @@ class Execution {
   /** Reads both pipes; the promise never rejects (a failure stops the group and is kept for finish()). */
   private readOutput(child: ChildProcess, pid: number): Promise<void> {
     const onStderr = (line: string): Promise<void> => {
+      this.lastLineAt = Date.now();
       if (line.trim() !== '') this.lastStderr = line.trim().slice(0, STDERR_TAIL_CHARS);
       return this.emitAll(this.parser.stderrLine(line));
     };
-    const onStdout = (line: string): Promise<void> => this.emitAll(this.parser.stdoutLine(line));
+    const onStdout = (line: string): Promise<void> => {
+      this.lastLineAt = Date.now();
+      return this.emitAll(this.parser.stdoutLine(line));
+    };
     const pipes: [Readable | null, (line: string) => Promise<void>][] = [
       [child.stdout, onStdout],
       [child.stderr, onStderr],
@@ -224,18 +237,34 @@ function spawned(child: ChildProcess): Promise<unknown> {
   });
 }
 
-/** Waits for both pipes to be read to their end, or gives up on them after PIPE_DRAIN_MS. */
-async function drain(child: ChildProcess, reading: Promise<void>, abandon: () => void): Promise<void> {
-  const timeout = new AbortController();
-  const late = delay(PIPE_DRAIN_MS, 'late', { signal: timeout.signal }).catch(() => 'done');
-  const first = await Promise.race([reading.then(() => 'done'), late]);
-  timeout.abort();
-  if (first === 'late') {
-    abandon();
-    child.stdout?.destroy();
-    child.stderr?.destroy();
-    await reading;
+/**
+ * Waits for both pipes to be read to their end. Output still queued when the process exited is read
+ * in full (the runner makes each event durable before reading the next, so it can lag a fast
+ * writer); only pipes that stay silent for PIPE_DRAIN_MS (held open by a process that escaped the
+ * group) or still stream after PIPE_DRAIN_LIMIT_MS are given up.
+ */
+async function drain(
+  child: ChildProcess,
+  reading: Promise<void>,
+  lastLineAt: () => number,
+  abandon: () => void,
+): Promise<void> {
+  const finished = reading.then(() => true);
+  const giveUpAt = Date.now() + PIPE_DRAIN_LIMIT_MS;
+  for (;;) {
+    const silentFor = Date.now() - lastLineAt();
+    const wait = Math.max(1, Math.min(PIPE_DRAIN_MS - silentFor, giveUpAt - Date.now()));
+    const timeout = new AbortController();
+    const late = delay(wait, false, { signal: timeout.signal }).catch(() => false);
+    const done = await Promise.race([finished, late]);
+    timeout.abort();
+    if (done) return;
+    if (Date.now() - lastLineAt() >= PIPE_DRAIN_MS || Date.now() >= giveUpAt) break;
   }
+  abandon();
+  child.stdout?.destroy();
+  child.stderr?.destroy();
+  await reading;
 }
 
 function exitProblem(exit: Exit, lastStderr: string): string | undefined {

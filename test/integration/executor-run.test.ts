@@ -106,6 +106,18 @@ async function firstLine(events: ExecutorEvent[]): Promise<string> {
 }
 
 describe('runExecutor with the shell executor (real processes)', () => {
+  // Regression: reading stopped 2 s after the process exited, dropping output still queued in the
+  // pipe while the runner made earlier events durable, and the prompt still succeeded.
+  it('reads every line a fast writer left queued in the pipe when it exited, however slowly events are recorded', async () => {
+    const { events, outcome } = await run('seq 1 4000', {
+      onEvent: () => new Promise((resolve) => setTimeout(resolve, 1)),
+    });
+    const lines = texts(events, 'stdout');
+    expect(lines).toHaveLength(4000);
+    expect(lines.at(-1)).toBe('4000');
+    expect(await outcome).toMatchObject({ status: 'succeeded' });
+  }, 60_000);
+
   it('sends init first, with the working directory, the executor name and a null model', async () => {
     const { events } = await run('true');
     expect(events[0]).toEqual({
