@@ -42,6 +42,9 @@ export async function runRunnerCommand(env: NodeJS.ProcessEnv = process.env): Pr
   const running = await listenRunner(runner.app, {
     host: config.AGENTRY_RUNNER_HOST,
     port: config.AGENTRY_RUNNER_PORT,
+    // Stop runs after shutdown(): prompts are recorded and event streams ended by then, so what is
+    // still open is idle or was aborted by its client (Node keeps those for ~3 s): cut them soon.
+    closeGraceMs: 300,
   });
   logger.info({ url: running.url, workdir, stateDir, version: AGENTRY_VERSION }, 'runner is serving');
   process.stdout.write(`agentry runner listening on ${running.url}\n`);
