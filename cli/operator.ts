@@ -12,6 +12,7 @@ import { parseDuration } from '../platform/duration.js';
 import { loadExecutorCatalog } from '../platform/executor-catalog.js';
 import { ensureInstallationKey } from '../platform/installation-key.js';
 import { openStore } from '../platform/store/open.js';
+import { webhookDeliverySettings } from './webhook-delivery-settings.js';
 import type { ResourceStore } from '../platform/store/types.js';
 
 function clusterRuntimes(
@@ -85,6 +86,7 @@ export async function runOperatorCommand(config: Config): Promise<number> {
     installationKey: await ensureInstallationKey(store, config.AGENTRY_NAMESPACE),
     executors: await loadExecutorCatalog(config.AGENTRY_EXECUTORS_FILE),
     deletedTaskRetentionMs: parseDuration(config.AGENTRY_DELETED_TASK_RETENTION),
+    webhooks: webhookDeliverySettings(config, false),
     ...(config.AGENTRY_LEADER_ELECTION
       ? { leaderElection: { namespace: config.AGENTRY_NAMESPACE, name: 'agentry-operator' } }
       : {}),

@@ -23,6 +23,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AGENTRY_VERSION } from '../platform/version.js';
 import { ensureBootstrapKey, ensureDefaultOrganization } from './bootstrap.js';
+import { webhookDeliverySettings } from './webhook-delivery-settings.js';
 
 export interface RunningServer {
   server: Server;
@@ -90,6 +91,7 @@ async function startEmbeddedOperator(
     ...shared,
     executorEnvFallback: executorEnvOfThisProcess(shared.executors),
     deletedTaskRetentionMs: parseDuration(config.AGENTRY_DELETED_TASK_RETENTION),
+    webhooks: webhookDeliverySettings(config, true),
   });
   notify = (namespace, name) => {
     operator.notifyAgentComputer(namespace, name);
@@ -122,7 +124,7 @@ export async function serve(config: Config, announce: (line: string) => void): P
     installationKey,
     executors,
     // One machine: receivers on localhost are the common case, unless turned off explicitly.
-    allowPrivateWebhookTargets: config.AGENTRY_WEBHOOK_PRIVATE_TARGETS !== 'false',
+    allowPrivateWebhookTargets: webhookDeliverySettings(config, true).allowPrivateTargets,
     publicUrl: publicUrlOf(config),
     version: AGENTRY_VERSION,
     isReady: () => ready,

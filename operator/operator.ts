@@ -23,6 +23,7 @@ import {
   VirtualMachineType,
 } from './runtimes/kube-types.js';
 import type { WorkloadRuntime } from './runtimes/types.js';
+import { addWebhookDeliveryController } from './webhooks/index.js';
 
 export interface OperatorOptions {
   store: ResourceStore;
@@ -43,6 +44,8 @@ export interface OperatorOptions {
   /** How long soft-deleted tasks are kept before they are removed. Default 7 days. */
   deletedTaskRetentionMs?: number;
   taskWorkers?: number;
+  /** Delivers the tasks' webhook outboxes (operator/webhooks); without it, entries wait in the outbox. */
+  webhooks?: { publicUrl: string; allowPrivateTargets: boolean; retrySchedule?: number[] };
 }
 
 export interface RunningOperator {
@@ -108,6 +111,16 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     workers: options.agentComputerWorkers ?? 4,
   });
   const tasks = addTaskController(manager, options, events);
+  if (options.webhooks !== undefined) {
+    addWebhookDeliveryController(manager, {
+      ...options.webhooks,
+      store,
+      logger,
+      registry: options.registry,
+      controlNamespace: options.controlNamespace ?? 'agentry-system',
+      installationKey: options.installationKey,
+    });
+  }
   await manager.start();
   return {
     manager,
