@@ -18,8 +18,12 @@ export type WebhookSpec = z.infer<typeof WebhookSpecSchema>;
 export const WebhookStatusSchema = z.object({
   /** False after the target answered 410 Gone. */
   isActive: z.boolean().optional(),
-  /** Consecutive failed deliveries; reset by a success. */
+  /**
+   * Failed delivery attempts since the last success, retries included (so a target that is down
+   * shows it within seconds, not after a delivery's day of retries); reset by a success.
+   */
   failureCount: z.number().int().min(0).optional(),
+  /** The latest delivery attempt, successful or not. */
   lastTriggeredAt: isoTimestamp.optional(),
   lastError: z.string().max(1024).optional(),
 });
