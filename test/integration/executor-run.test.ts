@@ -115,7 +115,7 @@ describe('runExecutor with the shell executor (real processes)', () => {
     const lines = texts(events, 'stdout');
     expect(lines).toHaveLength(4000);
     expect(lines.at(-1)).toBe('4000');
-    expect(await outcome).toMatchObject({ status: 'succeeded' });
+    expect(outcome).toMatchObject({ status: 'succeeded' });
   }, 60_000);
 
   it('sends init first, with the working directory, the executor name and a null model', async () => {
