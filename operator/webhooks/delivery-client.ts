@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -140,6 +141,9 @@ export class DeliveryClient {
       ...(attempt.secret === undefined ? {} : { 'x-webhook-secret': attempt.secret }),
     };
     let answer: Answer;
+    // The controller's one shutdown signal is shared by every attempt in flight (a listener each):
+    // more than Node's default ten is expected, not a leak.
+    setMaxListeners(0, signal);
     try {
       answer = await this.post(target, headers, attempt.body, signal);
     } catch (err) {

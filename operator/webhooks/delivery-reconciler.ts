@@ -28,8 +28,11 @@ import type { Signer, SigningKeys } from './signing-keys.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 import { WebhookSlots } from './webhook-slots.js';
 
-/** A due entry whose webhook has all its delivery slots taken is looked at again this soon. */
-const BUSY_RETRY_MS = 1_000;
+/**
+ * A due entry whose webhook has all its delivery slots taken is woken when a slot frees; this is
+ * only the backstop.
+ */
+const BUSY_RETRY_MS = 5_000;
 
 export interface DeliveryReconcilerOptions {
   store: ResourceStore;
@@ -78,8 +81,14 @@ export class WebhookDeliveryReconciler implements Reconciler {
 
   constructor(private readonly options: DeliveryReconcilerOptions) {
     this.slots = new WebhookSlots(options.perWebhookConcurrency);
+    this.slots.onSlotFree = (request) => {
+      this.onSlotFree(request);
+    };
     this.writer = new OutboxWriter(options.store, options.caches, options.logger);
   }
+
+  /** Set by the controller: wakes a task a busy webhook turned away, once a slot is free. */
+  onSlotFree: (request: ReconcileRequest) => void = () => undefined;
 
   async reconcile(request: ReconcileRequest, signal: AbortSignal): Promise<ReconcileResult | undefined> {
     const namespace = request.namespace ?? '';
@@ -104,7 +113,7 @@ export class WebhookDeliveryReconciler implements Reconciler {
     // What is known is recorded even when a group failed (or shutdown cut it off), so the other
     // webhooks' deliveries are not made again. The webhooks first: once an entry has left the outbox,
     // its webhook's status tells what became of it.
-    await this.writer.updateWebhooks(namespace, pass.attempts, this.options.now());
+    await this.writer.updateWebhooks(namespace, pass.attempts, this.options.now);
     const written = await this.writer.writeOutbox(task, pass.results, pass.gone);
     const failed = settled.find((result) => result.status === 'rejected');
     if (failed !== undefined) throw new Error('delivering webhooks', { cause: failed.reason });
@@ -168,7 +177,8 @@ export class WebhookDeliveryReconciler implements Reconciler {
     signal: AbortSignal,
   ): Promise<void> {
     const key = `${pass.namespace}/${name}`;
-    if (!this.slots.tryAcquire(key)) {
+    const waiter = { namespace: pass.namespace, name: pass.task.metadata.name };
+    if (!this.slots.tryAcquire(key, waiter)) {
       for (const entry of entries) pass.skipped.add(entry.id);
       return;
     }

@@ -76,7 +76,7 @@ export function addWebhookDeliveryController(
     perWebhookConcurrency: options.perWebhookConcurrency ?? 4,
     now,
   });
-  return manager.add({
+  const controller = manager.add({
     name: 'webhook-delivery',
     for: TaskType,
     watches: [
@@ -100,4 +100,8 @@ export function addWebhookDeliveryController(
     reconciler,
     workers: options.workers ?? 8,
   });
+  reconciler.onSlotFree = (request) => {
+    controller.enqueue(request);
+  };
+  return controller;
 }

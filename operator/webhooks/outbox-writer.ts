@@ -17,6 +17,12 @@ const WRITE_ATTEMPTS = 10;
  * the Task's status meanwhile, and deliveries of other tasks update the same Webhook.
  */
 export class OutboxWriter {
+  /** Attempts waiting to be written on each webhook, and whether a write is under way. */
+  private readonly webhookQueues = new Map<
+    string,
+    { pending: { attempts: readonly WebhookAttempt[]; done: () => void }[]; running: boolean }
+  >();
+
   constructor(
     private readonly store: ResourceStore,
     private readonly caches: Caches,
@@ -67,24 +73,60 @@ export class OutboxWriter {
     }
   }
 
-  /** Records the attempts on each webhook's status. Failures are logged: the outbox already holds the truth. */
+  /**
+   * Records the attempts on each webhook's status; resolves once they are written. Writes to one
+   * webhook are made one at a time, each carrying every attempt recorded meanwhile: deliveries of
+   * many tasks to the same webhook would otherwise fight over its resourceVersion (measured: ~6
+   * conflicts per write at 300 deliveries/s). Failures are logged: the outbox holds the truth.
+   */
   async updateWebhooks(
     namespace: string,
     attempts: ReadonlyMap<string, readonly WebhookAttempt[]>,
-    now: Date,
+    now: () => Date,
   ): Promise<void> {
-    await Promise.all(
-      [...attempts].map(async ([name, list]) => {
-        try {
-          await this.updateWebhook(namespace, name, list, now);
-        } catch (err) {
-          this.logger.warn(
-            { err, namespace, webhook: name },
-            'cannot record delivery attempts on the webhook',
-          );
-        }
-      }),
-    );
+    await Promise.all([...attempts].map(([name, list]) => this.recordOn(namespace, name, list, now)));
+  }
+
+  private recordOn(
+    namespace: string,
+    name: string,
+    attempts: readonly WebhookAttempt[],
+    now: () => Date,
+  ): Promise<void> {
+    const key = `${namespace}/${name}`;
+    return new Promise((resolve) => {
+      const queue = this.webhookQueues.get(key) ?? { pending: [], running: false };
+      queue.pending.push({ attempts, done: resolve });
+      this.webhookQueues.set(key, queue);
+      if (!queue.running) void this.drainWebhookQueue(key, namespace, name, now);
+    });
+  }
+
+  private async drainWebhookQueue(
+    key: string,
+    namespace: string,
+    name: string,
+    now: () => Date,
+  ): Promise<void> {
+    const queue = this.webhookQueues.get(key);
+    if (queue === undefined) return;
+    queue.running = true;
+    while (queue.pending.length > 0) {
+      const batch = queue.pending.splice(0);
+      try {
+        await this.updateWebhook(
+          namespace,
+          name,
+          batch.flatMap((item) => item.attempts),
+          now(),
+        );
+      } catch (err) {
+        this.logger.warn({ err, namespace, webhook: name }, 'cannot record delivery attempts on the webhook');
+      }
+      for (const item of batch) item.done();
+    }
+    queue.running = false;
+    this.webhookQueues.delete(key);
   }
 
   private async updateWebhook(
