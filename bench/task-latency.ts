@@ -46,6 +46,8 @@ import { isStoreError } from '../platform/store/types.js';
 import { CONTROL_NAMESPACE, call, startTestApi } from '../test/support/api-server.js';
 import type { TestApi } from '../test/support/api-server.js';
 import { REPOSITORY_RUNNER_COMMAND } from '../test/support/runner-command.js';
+import { progress, summarize } from './stats.js';
+import type { Summary } from './stats.js';
 
 const positive = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -85,40 +87,6 @@ process.once('SIGTERM', onSignal);
 
 /** Wall clock in ms with sub-ms resolution, comparable with Python's time.time_ns() / 1e6. */
 const wallMs = (): number => performance.timeOrigin + performance.now();
-
-const began = performance.now();
-/** Where the run is, on stderr (stdout has the figures only). */
-const progress = (what: string): void => {
-  console.error(`[${((performance.now() - began) / 1000).toFixed(1)} s] ${what}`);
-};
-
-/** Nearest-rank percentile of ascending values. */
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))] ?? Number.NaN;
-}
-
-interface Summary {
-  n: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  min: number;
-  max: number;
-}
-
-function summarize(values: readonly number[]): Summary {
-  const sorted = [...values].sort((a, b) => a - b);
-  return {
-    n: sorted.length,
-    p50: percentile(sorted, 50),
-    p95: percentile(sorted, 95),
-    p99: percentile(sorted, 99),
-    min: sorted[0] ?? Number.NaN,
-    max: sorted.at(-1) ?? Number.NaN,
-  };
-}
 
 const ms = (value: number): string => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 

@@ -80,6 +80,8 @@ import type {
   WatchOptions,
 } from '../platform/store/types.js';
 import { WebhookSigningKeys } from '../platform/webhook-signing.js';
+import { progress, summarize } from './stats.js';
+import type { Summary } from './stats.js';
 
 const positive = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -136,37 +138,6 @@ process.once('SIGTERM', onSignal);
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-const began = performance.now();
-const progress = (what: string): void => {
-  console.error(`[${((performance.now() - began) / 1000).toFixed(1)} s] ${what}`);
-};
-
-/** Nearest-rank percentile of ascending values. */
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))] ?? Number.NaN;
-}
-
-interface Summary {
-  n: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  max: number;
-}
-
-function summarize(values: readonly number[]): Summary {
-  const sorted = [...values].sort((a, b) => a - b);
-  return {
-    n: sorted.length,
-    p50: percentile(sorted, 50),
-    p95: percentile(sorted, 95),
-    p99: percentile(sorted, 99),
-    max: sorted.at(-1) ?? Number.NaN,
-  };
-}
 
 const ms = (value: number): string => `${value.toFixed(value < 10 ? 2 : value < 100 ? 1 : 0)} ms`;
 const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}x`;

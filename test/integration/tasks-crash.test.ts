@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskRecordSchema } from '../../api/presenters/task.js';
 import type { TaskRecord } from '../../api/presenters/task.js';
-import { spawnAgentry, stopChild, waitForOutput } from '../support/spawn-cli.js';
+import { killHard, startServeProcess, stopChild } from '../support/spawn-cli.js';
 
 const KEY = 'crash-test-key-0123456789abcdef';
 const children: ChildProcessWithoutNullStreams[] = [];
@@ -21,23 +21,13 @@ afterEach(async () => {
 }, 60_000);
 
 async function startServe(dataDir: string): Promise<{ url: string; child: ChildProcessWithoutNullStreams }> {
-  const child = spawnAgentry(['serve'], {
-    AGENTRY_PORT: '0',
-    AGENTRY_LOG_LEVEL: 'warn',
-    AGENTRY_DATA_DIR: dataDir,
-    AGENTRY_API_KEY: KEY,
-  });
-  children.push(child);
-  const out = await waitForOutput(child, /serving at http:\/\/[0-9.:]+\/v1/, 60_000);
-  const url = /serving at (http:\/\/[0-9.:]+)\/v1/.exec(out)?.[1];
-  if (url === undefined) throw new Error(`no url in ${out}`);
-  return { url, child };
+  const started = await startServeProcess({ AGENTRY_DATA_DIR: dataDir, AGENTRY_API_KEY: KEY });
+  children.push(started.child);
+  return started;
 }
 
-async function killHard(child: ChildProcessWithoutNullStreams): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
+async function crash(child: ChildProcessWithoutNullStreams): Promise<void> {
+  await killHard(child);
   children.splice(children.indexOf(child), 1);
 }
 
@@ -81,7 +71,7 @@ describe('kill -9 of agentry serve while prompts run', () => {
     await until('the prompt to run', async () =>
       (await task(first.url, id)).prompts[0]?.status === 'running' ? true : undefined,
     );
-    await killHard(first.child);
+    await crash(first.child);
 
     const second = await startServe(dataDir);
     const done = await until('the task to finish', async () => {
@@ -105,7 +95,7 @@ describe('kill -9 of agentry serve while prompts run', () => {
     await until('the first prompt to run', async () =>
       (await task(first.url, id)).prompts[0]?.status === 'running' ? true : undefined,
     );
-    await killHard(first.child);
+    await crash(first.child);
 
     const second = await startServe(dataDir);
     const done = await until('the task to finish', async () => {

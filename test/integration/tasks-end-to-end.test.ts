@@ -1,75 +1,33 @@
 // Tasks end to end on the embedded default: API server, operator and real runner processes running
 // real prompts with the `shell` executor (bash). Nothing here is faked.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Registry } from 'prom-client';
 import { TaskRecordSchema } from '../../api/presenters/task.js';
 import type { TaskRecord } from '../../api/presenters/task.js';
 import { AgentComputerType } from '../../crds/index.js';
-import { startOperator } from '../../operator/operator.js';
-import type { RunningOperator } from '../../operator/operator.js';
-import { ProcessRuntime } from '../../operator/runtimes/process.js';
 import { workspacePaths } from '../../operator/runtimes/process/workspace.js';
-import { ExecutorCatalog } from '../../platform/executor-catalog.js';
-import { ensureInstallationKey } from '../../platform/installation-key.js';
-import { createLogger } from '../../platform/log.js';
-import { EmbeddedStore } from '../../platform/store/embedded.js';
-import { CONTROL_NAMESPACE, call, startTestApi } from '../support/api-server.js';
+import { call } from '../support/api-server.js';
 import type { TestApi } from '../support/api-server.js';
-import { REPOSITORY_RUNNER_COMMAND } from '../support/runner-command.js';
+import { startEmbeddedStack } from '../support/embedded-stack.js';
+import type { EmbeddedStack } from '../support/embedded-stack.js';
 import { readTaskStream } from '../support/sse.js';
 
 const NAMESPACE = 'agentry-org-acme';
-let dir: string;
+let stack: EmbeddedStack;
 let api: TestApi;
-let operator: RunningOperator;
-let runtime: ProcessRuntime;
+let dir: string;
 let key: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agentry-tasks-e2e-'));
-  const store = await EmbeddedStore.open(join(dir, 'store'));
-  const logger = createLogger({ level: 'silent' });
-  let notify: (ns: string, name: string) => void = () => undefined;
-  runtime = new ProcessRuntime({
-    dataDir: dir,
-    runnerCommand: REPOSITORY_RUNNER_COMMAND,
-    logger,
-    stopGraceMs: 3_000,
-    onChange: (ns, name) => {
-      notify(ns, name);
-    },
-  });
-  operator = await startOperator({
-    store,
-    logger,
-    registry: new Registry(),
-    runtimes: new Map([['process', runtime]]),
-    defaultRuntime: 'process',
-    controlNamespace: CONTROL_NAMESPACE,
-    installationKey: await ensureInstallationKey(store, CONTROL_NAMESPACE),
-    executors: new ExecutorCatalog(),
-  });
-  notify = operator.notifyAgentComputer;
-  api = await startTestApi({ store });
+  stack = await startEmbeddedStack({ prefix: 'agentry-tasks-e2e-' });
+  ({ api, dir } = stack);
   key = await api.key({ org: 'acme' });
 }, 60_000);
 
 afterAll(async () => {
-  const { items } = await api.store.list(AgentComputerType);
-  await Promise.all(
-    items.map((ac) => api.store.delete(AgentComputerType, ac.metadata.namespace, ac.metadata.name)),
-  );
-  const deadline = Date.now() + 60_000;
-  while ((await api.store.list(AgentComputerType)).items.length > 0 && Date.now() < deadline)
-    await sleep(100);
-  await operator.stop();
-  await runtime.close({ stopRunners: true });
-  await api.stop();
-  await rm(dir, { recursive: true, force: true });
+  await stack.stop();
 }, 90_000);
 
 interface Created {

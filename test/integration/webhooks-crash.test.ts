@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { spawnAgentry, stopChild, waitForOutput } from '../support/spawn-cli.js';
+import { killHard, startServeProcess, stopChild } from '../support/spawn-cli.js';
 import { WebhookReceiver, verifyDelivery } from '../support/webhook-receiver.js';
 
 const KEY = 'webhook-crash-key-0123456789abcdef';
@@ -21,18 +21,13 @@ afterEach(async () => {
 }, 60_000);
 
 async function startServe(dataDir: string): Promise<{ url: string; child: ChildProcessWithoutNullStreams }> {
-  const child = spawnAgentry(['serve'], {
-    AGENTRY_PORT: '0',
-    AGENTRY_LOG_LEVEL: 'warn',
+  const started = await startServeProcess({
     AGENTRY_DATA_DIR: dataDir,
     AGENTRY_API_KEY: KEY,
     AGENTRY_WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,500ms,1s,1s,2s,2s,5s,5s,5s',
   });
-  children.push(child);
-  const out = await waitForOutput(child, /serving at http:\/\/[0-9.:]+\/v1/, 60_000);
-  const url = /serving at (http:\/\/[0-9.:]+)\/v1/.exec(out)?.[1];
-  if (url === undefined) throw new Error(`no url in ${out}`);
-  return { url, child };
+  children.push(started.child);
+  return started;
 }
 
 const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
@@ -71,9 +66,7 @@ describe('kill -9 of agentry serve with webhook deliveries pending', () => {
       if (Date.now() > deadline) throw new Error('the deliveries were never attempted');
       await sleep(100);
     }
-    const exited = new Promise((resolve) => first.child.once('exit', resolve));
-    first.child.kill('SIGKILL');
-    await exited;
+    await killHard(first.child);
     children.splice(children.indexOf(first.child), 1);
 
     receiver.respond = () => 200;

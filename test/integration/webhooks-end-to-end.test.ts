@@ -2,57 +2,24 @@
 // operator writes the outbox and delivers, a real receiver on loopback verifies every delivery with
 // Node's crypto and the PEM served by GET /v1/webhooks/public_key (never with our signing code).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Registry } from 'prom-client';
-import { AgentComputerType } from '../../crds/index.js';
-import { startOperator } from '../../operator/operator.js';
-import type { RunningOperator } from '../../operator/operator.js';
-import { ProcessRuntime } from '../../operator/runtimes/process.js';
-import { ExecutorCatalog } from '../../platform/executor-catalog.js';
-import { ensureInstallationKey } from '../../platform/installation-key.js';
-import { createLogger } from '../../platform/log.js';
-import { EmbeddedStore } from '../../platform/store/embedded.js';
-import { CONTROL_NAMESPACE, call, startTestApi } from '../support/api-server.js';
+import { call } from '../support/api-server.js';
 import type { TestApi } from '../support/api-server.js';
-import { REPOSITORY_RUNNER_COMMAND } from '../support/runner-command.js';
+import { startEmbeddedStack } from '../support/embedded-stack.js';
+import type { EmbeddedStack } from '../support/embedded-stack.js';
 import { readTaskStream } from '../support/sse.js';
 import { WebhookReceiver, verifyDelivery } from '../support/webhook-receiver.js';
 
 const ALL_EVENTS = ['task.created', 'task.running', 'task.completed', 'task.failed', 'task.canceled'];
-let dir: string;
+let stack: EmbeddedStack;
 let api: TestApi;
-let operator: RunningOperator;
-let runtime: ProcessRuntime;
 let key: string;
 let publicKeyPem: string;
 const receiver = new WebhookReceiver();
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agentry-webhooks-e2e-'));
-  const store = await EmbeddedStore.open(join(dir, 'store'));
-  const logger = createLogger({ level: 'silent' });
-  let notify: (ns: string, name: string) => void = () => undefined;
-  runtime = new ProcessRuntime({
-    dataDir: dir,
-    runnerCommand: REPOSITORY_RUNNER_COMMAND,
-    logger,
-    stopGraceMs: 3_000,
-    onChange: (ns, name) => {
-      notify(ns, name);
-    },
-  });
-  operator = await startOperator({
-    store,
-    logger,
-    registry: new Registry(),
-    runtimes: new Map([['process', runtime]]),
-    defaultRuntime: 'process',
-    controlNamespace: CONTROL_NAMESPACE,
-    installationKey: await ensureInstallationKey(store, CONTROL_NAMESPACE),
-    executors: new ExecutorCatalog(),
+  stack = await startEmbeddedStack({
+    prefix: 'agentry-webhooks-e2e-',
     // Short steps instead of Standard Webhooks' hours, so "down for a while" fits in a test.
     webhooks: {
       publicUrl: 'http://agentry.test',
@@ -60,8 +27,7 @@ beforeAll(async () => {
       retrySchedule: [300, 300, 500, 500, 1000],
     },
   });
-  notify = operator.notifyAgentComputer;
-  api = await startTestApi({ store });
+  api = stack.api;
   key = await api.key({ org: 'acme' });
   await receiver.start();
   const registered = await call(api, '/v1/webhooks', {
@@ -80,17 +46,7 @@ beforeEach(() => {
 
 afterAll(async () => {
   await receiver.stop();
-  const { items } = await api.store.list(AgentComputerType);
-  await Promise.all(
-    items.map((ac) => api.store.delete(AgentComputerType, ac.metadata.namespace, ac.metadata.name)),
-  );
-  const deadline = Date.now() + 60_000;
-  while ((await api.store.list(AgentComputerType)).items.length > 0 && Date.now() < deadline)
-    await sleep(100);
-  await operator.stop();
-  await runtime.close({ stopRunners: true });
-  await api.stop();
-  await rm(dir, { recursive: true, force: true });
+  await stack.stop();
 }, 90_000);
 
 async function createTask(prompt: string): Promise<string> {

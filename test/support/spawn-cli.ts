@@ -65,3 +65,24 @@ export async function stopChild(child: ChildProcessWithoutNullStreams): Promise<
   child.kill('SIGTERM');
   return exited;
 }
+
+const SERVING = /serving at (http:\/\/[0-9.:]+)\/v1/;
+
+/** `agentry serve` as a child process on a free port; resolves with its base URL once it serves. */
+export async function startServeProcess(
+  env: Record<string, string>,
+): Promise<{ url: string; child: ChildProcessWithoutNullStreams }> {
+  const child = spawnAgentry(['serve'], { AGENTRY_PORT: '0', AGENTRY_LOG_LEVEL: 'warn', ...env });
+  const out = await waitForOutput(child, SERVING, 60_000);
+  const url = SERVING.exec(out)?.[1];
+  if (url === undefined) throw new Error(`no url in ${out}`);
+  return { url, child };
+}
+
+/** kill -9, and wait until it is gone. */
+export async function killHard(child: ChildProcessWithoutNullStreams): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}

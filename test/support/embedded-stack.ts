@@ -1,0 +1,77 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Registry } from 'prom-client';
+import { AgentComputerType } from '../../crds/index.js';
+import { startOperator } from '../../operator/operator.js';
+import type { OperatorOptions, RunningOperator } from '../../operator/operator.js';
+import { ProcessRuntime } from '../../operator/runtimes/process.js';
+import { ExecutorCatalog } from '../../platform/executor-catalog.js';
+import { ensureInstallationKey } from '../../platform/installation-key.js';
+import { createLogger } from '../../platform/log.js';
+import { EmbeddedStore } from '../../platform/store/embedded.js';
+import { CONTROL_NAMESPACE, startTestApi } from './api-server.js';
+import type { TestApi } from './api-server.js';
+import { REPOSITORY_RUNNER_COMMAND } from './runner-command.js';
+
+/** The embedded default in this process: store, operator with real runner processes, API server. */
+export interface EmbeddedStack {
+  /** Workspaces live under `<dir>/workspaces`. */
+  dir: string;
+  api: TestApi;
+  operator: RunningOperator;
+  runtime: ProcessRuntime;
+  /** Deletes every agent computer (their runners stop), then stops everything and removes `dir`. */
+  stop(): Promise<void>;
+}
+
+export async function startEmbeddedStack(
+  options: { prefix?: string; webhooks?: OperatorOptions['webhooks'] } = {},
+): Promise<EmbeddedStack> {
+  const dir = await mkdtemp(join(tmpdir(), options.prefix ?? 'agentry-stack-'));
+  const store = await EmbeddedStore.open(join(dir, 'store'));
+  const logger = createLogger({ level: 'silent' });
+  let notify: (ns: string, name: string) => void = () => undefined;
+  const runtime = new ProcessRuntime({
+    dataDir: dir,
+    runnerCommand: REPOSITORY_RUNNER_COMMAND,
+    logger,
+    stopGraceMs: 3_000,
+    onChange: (ns, name) => {
+      notify(ns, name);
+    },
+  });
+  const operator = await startOperator({
+    store,
+    logger,
+    registry: new Registry(),
+    runtimes: new Map([['process', runtime]]),
+    defaultRuntime: 'process',
+    controlNamespace: CONTROL_NAMESPACE,
+    installationKey: await ensureInstallationKey(store, CONTROL_NAMESPACE),
+    executors: new ExecutorCatalog(),
+    ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
+  });
+  notify = operator.notifyAgentComputer;
+  const api = await startTestApi({ store });
+  return {
+    dir,
+    api,
+    operator,
+    runtime,
+    async stop() {
+      const { items } = await store.list(AgentComputerType);
+      await Promise.all(
+        items.map((ac) => store.delete(AgentComputerType, ac.metadata.namespace, ac.metadata.name)),
+      );
+      const deadline = Date.now() + 60_000;
+      while ((await store.list(AgentComputerType)).items.length > 0 && Date.now() < deadline)
+        await sleep(100);
+      await operator.stop();
+      await runtime.close({ stopRunners: true });
+      await api.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
