@@ -1,14 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import {
-  AgentComputerSpecSchema,
-  AgentComputerType,
-  HIBERNATED_BY_ANNOTATION,
-  apiVersionOf,
-} from '../../crds/index.js';
+import { AgentComputerType, HIBERNATED_BY_ANNOTATION } from '../../crds/index.js';
 import type { AgentComputer, OperatingMode } from '../../crds/index.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
+import { createAgentComputer } from '../agent-computers/create-agent-computer.js';
 import { updateWithRetry } from '../optimistic-update.js';
 import { ApiError } from '../errors.js';
 import { PaginationQuerySchema, listEnvelopeSchema, newestFirst, paginate } from '../pagination.js';
@@ -98,28 +93,10 @@ export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinit
         201: { description: 'Created; provisioning starts at once', schema: AgentComputerRecordSchema },
       },
       handler: async ({ body, principal }) => {
-        const limit = principal.organization.spec.limits.agentComputers;
-        const live = deps.readModel.agentComputers
-          .list(principal.namespace)
-          .filter((ac) => !ac.metadata.deletionTimestamp);
-        if (live.length >= limit) {
-          throw new ApiError('limit_exceeded', `The organization may have at most ${limit} agent computers`);
-        }
-        const created = await deps.store.create(AgentComputerType, {
-          apiVersion: apiVersionOf(AgentComputerType),
-          kind: AgentComputerType.kind,
-          metadata: {
-            name: randomUUID(),
-            namespace: principal.namespace,
-            labels: { 'agentry.dev/owner': principal.keyId },
-          },
-          spec: AgentComputerSpecSchema.parse({
-            displayName: body.name,
-            icon: body.icon,
-            owner: principal.user,
-          }),
+        const created = await createAgentComputer(deps, principal, {
+          displayName: body.name,
+          icon: body.icon,
         });
-        deps.readModel.agentComputers.observe(created);
         const record = presentAgentComputer(created, deps.publicUrl);
         return { status: 201, body: record, headers: { Location: record.url } };
       },

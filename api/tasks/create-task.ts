@@ -1,11 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  AgentComputerSpecSchema,
-  AgentComputerType,
-  TaskSpecSchema,
-  TaskType,
-  apiVersionOf,
-} from '../../crds/index.js';
+import { AgentComputerType, TaskSpecSchema, TaskType, apiVersionOf } from '../../crds/index.js';
 import type { AgentComputer, PromptSpec, Task } from '../../crds/index.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { Logger } from '../../platform/log.js';
@@ -14,7 +8,8 @@ import { ApiError } from '../errors.js';
 import type { TaskRoutesDeps } from './access.js';
 import { isUuid } from './access.js';
 import { checkExecutor } from './executor-policy.js';
-import { assertTaskSlot, assertWorkspaceSlot } from './limits.js';
+import { createAgentComputer } from '../agent-computers/create-agent-computer.js';
+import { assertTaskSlot } from './limits.js';
 import { cloneUrlOf } from './schemas.js';
 import type { AddPromptBody, CreateTaskBody } from './schemas.js';
 
@@ -52,24 +47,18 @@ function existingWorkspace(deps: TaskRoutesDeps, principal: Principal, id: strin
 }
 
 /** A workspace made for one task (CONTRACT.md §4); the operator deletes it when it purges the task. */
-async function createEphemeralWorkspace(
+/** A workspace of its own for a task without workspaceId (it counts against limits.agentComputers). */
+function createEphemeralWorkspace(
   deps: TaskRoutesDeps,
   principal: Principal,
   title: string,
 ): Promise<AgentComputer> {
-  assertWorkspaceSlot(deps.readModel, principal);
-  const created = await deps.store.create(AgentComputerType, {
-    apiVersion: apiVersionOf(AgentComputerType),
-    kind: AgentComputerType.kind,
-    metadata: {
-      name: randomUUID(),
-      namespace: principal.namespace,
-      labels: { 'agentry.dev/owner': principal.keyId },
-    },
-    spec: AgentComputerSpecSchema.parse({ displayName: title, owner: principal.user, ephemeral: true }),
-  });
-  deps.readModel.agentComputers.observe(created);
-  return created;
+  return createAgentComputer(
+    deps,
+    principal,
+    { displayName: title, ephemeral: true },
+    ', and a task without workspaceId makes one; reuse a workspace by passing its id as workspaceId',
+  );
 }
 
 function taskObject(

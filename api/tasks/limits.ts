@@ -25,18 +25,3 @@ export function assertTaskSlot(readModel: ReadModel, principal: Principal, excep
     );
   }
 }
-
-/** `limits.agentComputers`, which counts the workspaces tasks make for themselves too. */
-export function assertWorkspaceSlot(readModel: ReadModel, principal: Principal): void {
-  const limit = principal.organization.spec.limits.agentComputers;
-  const live = readModel.agentComputers
-    .list(principal.namespace)
-    .filter((ac) => ac.metadata.deletionTimestamp === undefined).length;
-  if (live >= limit) {
-    throw new ApiError(
-      'limit_exceeded',
-      `The organization may have at most ${limit} agent computers, and a task without workspaceId makes one; ` +
-        'reuse a workspace by passing its id as workspaceId',
-    );
-  }
-}
