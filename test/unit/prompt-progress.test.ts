@@ -7,6 +7,7 @@ import {
   withRunnerState,
 } from '../../operator/tasks/prompt-progress.js';
 import type { PromptState } from '../../platform/runner-protocol.js';
+import { taskFixture } from '../support/task-fixture.js';
 
 const P1 = '00000000-0000-4000-8000-000000000001';
 const P2 = '00000000-0000-4000-8000-000000000002';
@@ -21,25 +22,15 @@ const state = (overrides: Partial<PromptState>): PromptState => ({
   ...overrides,
 });
 
-function task(entries?: PromptStatusEntry[]): Task {
-  return {
-    apiVersion: 'agentry.dev/v1alpha1',
-    kind: 'Task',
-    metadata: { name: 't', namespace: 'n', generation: 2 },
-    spec: {
-      workspace: 'w',
-      executor: 'shell',
-      title: 't',
-      owner: 'u',
-      visibility: 'shared',
-      prompts: [
-        { id: P1, text: 'a', submittedAt: '2026-11-22T09:58:00.000Z' },
-        { id: P2, text: 'b', submittedAt: '2026-11-22T09:59:00.000Z' },
-      ],
-    },
-    ...(entries === undefined ? {} : { status: { prompts: entries } }),
-  };
-}
+const task = (entries?: PromptStatusEntry[]): Task =>
+  taskFixture({
+    generation: 2,
+    prompts: [
+      { id: P1, submittedAt: '2026-11-22T09:58:00.000Z' },
+      { id: P2, submittedAt: '2026-11-22T09:59:00.000Z' },
+    ],
+    ...(entries === undefined ? {} : { entries }),
+  });
 
 describe('prompt progress recorded from the runner', () => {
   it('takes the runner state of a prompt in flight, with its final answer', () => {

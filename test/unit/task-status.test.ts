@@ -6,35 +6,16 @@ import {
   taskStatusOf,
 } from '../../crds/index.js';
 import type { PromptStatus, Task, TaskStatusValue } from '../../crds/index.js';
+import { taskFixture } from '../support/task-fixture.js';
 
 const P1 = '00000000-0000-4000-8000-000000000001';
 const P2 = '00000000-0000-4000-8000-000000000002';
 const AT = '2026-11-22T10:00:00.000Z';
 
-function task(
+const task = (
   prompts: { id: string; cancel?: boolean }[],
   entries: { id: string; status: PromptStatus }[],
-): Task {
-  return {
-    apiVersion: 'agentry.dev/v1alpha1',
-    kind: 'Task',
-    metadata: { name: 't', namespace: 'n' },
-    spec: {
-      workspace: 'w',
-      executor: 'shell',
-      title: 't',
-      owner: 'u',
-      visibility: 'shared',
-      prompts: prompts.map((p) => ({
-        id: p.id,
-        text: 'x',
-        submittedAt: AT,
-        ...(p.cancel === true ? { cancelRequestedAt: AT } : {}),
-      })),
-    },
-    status: { prompts: entries },
-  };
-}
+): Task => taskFixture({ prompts, entries });
 
 describe('task status derived from prompts (CONTRACT.md §3)', () => {
   const cases: [number, PromptStatus[], TaskStatusValue][] = [

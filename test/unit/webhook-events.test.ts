@@ -7,27 +7,17 @@ import type {
   WebhookEventType,
 } from '../../crds/index.js';
 import { outboxEntriesFor, transitionEvents } from '../../operator/tasks/webhook-events.js';
+import { taskFixture } from '../support/task-fixture.js';
 
 const P1 = '00000000-0000-4000-8000-000000000001';
 const P2 = '00000000-0000-4000-8000-000000000002';
 const AT = '2026-11-22T10:00:00.000Z';
 
-function task(status: TaskStatusValue | undefined, entries: PromptStatusEntry[], prompts = [P1]): Task {
-  return {
-    apiVersion: 'agentry.dev/v1alpha1',
-    kind: 'Task',
-    metadata: { name: 't', namespace: 'n' },
-    spec: {
-      workspace: 'w',
-      executor: 'shell',
-      title: 't',
-      owner: 'u',
-      visibility: 'shared',
-      prompts: prompts.map((id) => ({ id, text: 'x', submittedAt: AT })),
-    },
-    ...(status === undefined ? {} : { status: { status, prompts: entries } }),
-  };
-}
+const task = (status: TaskStatusValue | undefined, entries: PromptStatusEntry[], prompts = [P1]): Task =>
+  taskFixture({
+    prompts: prompts.map((id) => ({ id })),
+    ...(status === undefined ? {} : { status, entries }),
+  });
 
 const webhook = (name: string, events: WebhookEventType[], isActive?: boolean): Webhook => ({
   apiVersion: 'agentry.dev/v1alpha1',

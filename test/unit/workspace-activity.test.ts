@@ -1,25 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
 import type { PromptStatusEntry, Task } from '../../crds/index.js';
 import { workspaceActivity } from '../../operator/reconcilers/workspace-activity.js';
+import { taskFixture } from '../support/task-fixture.js';
 
 const P1 = '00000000-0000-4000-8000-000000000001';
 
-function task(workspace: string, entry?: PromptStatusEntry): Task {
-  return {
-    apiVersion: 'agentry.dev/v1alpha1',
-    kind: 'Task',
-    metadata: { name: `t-${workspace}`, namespace: 'n' },
-    spec: {
-      workspace,
-      executor: 'shell',
-      title: 't',
-      owner: 'u',
-      visibility: 'shared',
-      prompts: [{ id: P1, text: 'a', submittedAt: '2026-11-22T09:00:00.000Z' }],
-    },
-    ...(entry === undefined ? {} : { status: { prompts: [entry] } }),
-  };
-}
+const task = (workspace: string, entry?: PromptStatusEntry): Task =>
+  taskFixture({
+    workspace,
+    prompts: [{ id: P1, submittedAt: '2026-11-22T09:00:00.000Z' }],
+    ...(entry === undefined ? {} : { entries: [entry] }),
+  });
 
 describe('workspace activity for idle hibernation', () => {
   it('is busy while a prompt on it waits or runs', () => {
