@@ -4,6 +4,9 @@ import type { Registry } from 'prom-client';
 import type { ExecutorCatalog } from '../platform/executor-catalog.js';
 import type { InstallationKey } from '../platform/installation-key.js';
 import type { Logger } from '../platform/log.js';
+import { FilesystemObjectStore } from '../platform/objectstore/filesystem.js';
+import { signedUrlHandler } from '../platform/objectstore/signed-url-handler.js';
+import type { ObjectStore } from '../platform/objectstore/types.js';
 import type { ResourceStore } from '../platform/store/types.js';
 import { authenticate } from './auth/authenticate.js';
 import { errorHandler, notFoundHandler } from './middleware/errors.js';
@@ -15,6 +18,7 @@ import type { ReadModel } from './read-model.js';
 import { mountRoutes } from './route.js';
 import type { RouteDefinition } from './route.js';
 import { agentComputerRoutes } from './routes/agent-computers.js';
+import { MAX_UPLOAD_BYTES, fileRoutes } from './routes/files.js';
 import { taskRoutes } from './routes/tasks.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { shareLink, withShareLinkPath } from './tasks/share.js';
@@ -44,6 +48,8 @@ export interface ApiAppOptions {
    * loopback, private and link-local addresses. An organization can also allow it for itself.
    */
   allowPrivateWebhookTargets: boolean;
+  /** Uploaded files (and, with the filesystem store, the server of its signed URLs under /v1/storage/). */
+  objectStore: ObjectStore;
 }
 
 const SSE_KEEPALIVE_MS = 15_000;
@@ -60,6 +66,7 @@ export function apiRoutes(
     | 'sseKeepaliveMs'
     | 'controlNamespace'
     | 'allowPrivateWebhookTargets'
+    | 'objectStore'
   >,
 ): RouteDefinition[] {
   return [
@@ -73,6 +80,7 @@ export function apiRoutes(
       now: options.now ?? (() => new Date()),
       sseKeepaliveMs: options.sseKeepaliveMs ?? SSE_KEEPALIVE_MS,
     }),
+    ...fileRoutes({ objectStore: options.objectStore }),
     ...webhookRoutes({
       store: options.store,
       readModel: options.readModel,
@@ -110,8 +118,23 @@ export function createApiApp(options: ApiAppOptions): Express {
     res.json(openApi);
   });
 
-  // The share link is the one /v1 route without an API key: mounted before the authenticated router.
+  // The /v1 routes without an API key (share links, signed storage URLs): mounted before the authenticated router.
   app.get('/v1/share/:token', shareLink(options));
+  // Signed URLs carry their own authorization (an HMAC), and the body must reach the handler unread.
+  if (options.objectStore instanceof FilesystemObjectStore) {
+    const serveSignedUrl = signedUrlHandler({
+      store: options.objectStore,
+      maxSize: MAX_UPLOAD_BYTES,
+      onError: (err) => {
+        options.logger.error({ err }, 'serving a signed storage URL failed');
+      },
+    });
+    app.use('/v1/storage/', (req, res, next) => {
+      // Mounted under a path, Express strips it from req.url; the handler reads the full path.
+      req.url = req.originalUrl;
+      serveSignedUrl(req, res).catch(next);
+    });
+  }
 
   const v1 = express.Router();
   v1.use(

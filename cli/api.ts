@@ -7,6 +7,7 @@ import { loadExecutorCatalog } from '../platform/executor-catalog.js';
 import { ensureInstallationKey } from '../platform/installation-key.js';
 import { createLogger } from '../platform/log.js';
 import { createMetricsRegistry } from '../platform/metrics.js';
+import { openObjectStore } from '../platform/objectstore/open.js';
 import { openStore } from '../platform/store/open.js';
 import { AGENTRY_VERSION } from '../platform/version.js';
 
@@ -27,6 +28,7 @@ export async function runApiCommand(config: Config): Promise<number> {
     installationKey,
     executors,
     allowPrivateWebhookTargets: config.AGENTRY_WEBHOOK_PRIVATE_TARGETS === 'true',
+    objectStore: openObjectStore(config, { installationKey, publicUrl: publicUrlOf(config) }),
     publicUrl: publicUrlOf(config),
     version: AGENTRY_VERSION,
     isReady: () => ready,

@@ -5,12 +5,14 @@ import { KubevirtRuntime } from '../operator/runtimes/kubevirt.js';
 import { PodRuntime } from '../operator/runtimes/pod.js';
 import type { WorkloadRuntime } from '../operator/runtimes/types.js';
 import type { Config } from '../platform/config.js';
+import { publicUrlOf } from '../platform/config.js';
 import { createLogger } from '../platform/log.js';
 import type { Logger } from '../platform/log.js';
 import { createMetricsRegistry } from '../platform/metrics.js';
 import { parseDuration } from '../platform/duration.js';
 import { loadExecutorCatalog } from '../platform/executor-catalog.js';
 import { ensureInstallationKey } from '../platform/installation-key.js';
+import { openObjectStore } from '../platform/objectstore/open.js';
 import { openStore } from '../platform/store/open.js';
 import { webhookDeliverySettings } from './webhook-delivery-settings.js';
 import type { ResourceStore } from '../platform/store/types.js';
@@ -76,6 +78,7 @@ export async function runOperatorCommand(config: Config): Promise<number> {
       resolve('signal');
     });
   });
+  const installationKey = await ensureInstallationKey(store, config.AGENTRY_NAMESPACE);
   const operator = await startOperator({
     store,
     logger,
@@ -83,7 +86,9 @@ export async function runOperatorCommand(config: Config): Promise<number> {
     runtimes: clusterRuntimes(store, config, logger),
     defaultRuntime: config.AGENTRY_DEFAULT_RUNTIME === 'process' ? 'pod' : config.AGENTRY_DEFAULT_RUNTIME,
     controlNamespace: config.AGENTRY_NAMESPACE,
-    installationKey: await ensureInstallationKey(store, config.AGENTRY_NAMESPACE),
+    installationKey,
+    // The API server's store: signed URLs of the filesystem store point at the API (AGENTRY_PUBLIC_URL).
+    objectStore: openObjectStore(config, { installationKey, publicUrl: publicUrlOf(config) }),
     executors: await loadExecutorCatalog(config.AGENTRY_EXECUTORS_FILE),
     deletedTaskRetentionMs: parseDuration(config.AGENTRY_DELETED_TASK_RETENTION),
     webhooks: webhookDeliverySettings(config, false),

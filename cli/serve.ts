@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import type { Express } from 'express';
 import type { Server } from 'node:http';
 import { createApiApp } from '../api/app.js';
 import { ReadModel } from '../api/read-model.js';
@@ -11,6 +12,8 @@ import { ensureInstallationKey } from '../platform/installation-key.js';
 import type { InstallationKey } from '../platform/installation-key.js';
 import { createLogger } from '../platform/log.js';
 import { createMetricsRegistry } from '../platform/metrics.js';
+import { openObjectStore } from '../platform/objectstore/open.js';
+import type { ObjectStore } from '../platform/objectstore/types.js';
 import { openStore } from '../platform/store/open.js';
 import type { ResourceStore } from '../platform/store/types.js';
 import type { Logger } from '../platform/log.js';
@@ -69,7 +72,7 @@ async function startEmbeddedOperator(
   config: Config,
   logger: Logger,
   registry: Registry,
-  shared: { installationKey: InstallationKey; executors: ExecutorCatalog },
+  shared: { installationKey: InstallationKey; executors: ExecutorCatalog; objectStore: ObjectStore },
 ): Promise<{ operator: RunningOperator; runtime: ProcessRuntime }> {
   let notify: (namespace: string, name: string) => void = () => undefined;
   const runtime = new ProcessRuntime({
@@ -109,13 +112,30 @@ export async function serve(config: Config, announce: (line: string) => void): P
   const metrics = createMetricsRegistry();
   const installationKey = await ensureInstallationKey(store, config.AGENTRY_NAMESPACE);
   const executors = await loadExecutorCatalog(config.AGENTRY_EXECUTORS_FILE);
+  // Listening first: with port 0 only the bound port makes the URLs runners fetch uploaded files
+  // from. Until the app is attached, requests are told to come back.
+  const attached: { app?: Express } = {};
+  const server = createServer((req, res) => {
+    if (attached.app === undefined) res.writeHead(503, { 'Retry-After': '1' }).end();
+    else attached.app(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.AGENTRY_PORT, config.AGENTRY_HOST, resolve);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.AGENTRY_PORT;
+  const url = `http://${config.AGENTRY_HOST}:${port}`;
+  const publicUrl = config.AGENTRY_PUBLIC_URL === undefined ? url : publicUrlOf(config);
+  const objectStore = openObjectStore(config, { installationKey, publicUrl });
   const { operator, runtime } = await startEmbeddedOperator(store, config, logger, metrics, {
     installationKey,
     executors,
+    objectStore,
   });
   const readModel = new ReadModel(store, { controlNamespace: config.AGENTRY_NAMESPACE, logger });
   let ready = false;
-  const app = createApiApp({
+  attached.app = createApiApp({
     store,
     readModel,
     logger,
@@ -125,21 +145,14 @@ export async function serve(config: Config, announce: (line: string) => void): P
     executors,
     // One machine: receivers on localhost are the common case, unless turned off explicitly.
     allowPrivateWebhookTargets: webhookDeliverySettings(config, true).allowPrivateTargets,
-    publicUrl: publicUrlOf(config),
+    objectStore,
+    publicUrl,
     version: AGENTRY_VERSION,
     isReady: () => ready,
-  });
-  const server = createServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.AGENTRY_PORT, config.AGENTRY_HOST, resolve);
   });
   await readModel.start();
   ready = true;
 
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : config.AGENTRY_PORT;
-  const url = `http://${config.AGENTRY_HOST}:${port}`;
   logger.info({ url, dataDir: config.AGENTRY_DATA_DIR }, 'agentry is serving');
   if (newKey !== undefined) {
     announce(`API key of organization "default" (shown once, stored only as a hash):\n\n  ${newKey}\n`);

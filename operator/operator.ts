@@ -5,6 +5,7 @@ import type { ExecutorCatalog } from '../platform/executor-catalog.js';
 import type { InstallationKey } from '../platform/installation-key.js';
 import { EventRecorder } from '../platform/events.js';
 import type { Logger } from '../platform/log.js';
+import type { ObjectStore } from '../platform/objectstore/types.js';
 import type { ResourceStore } from '../platform/store/types.js';
 import { ControllerManager } from './controller/index.js';
 import type { Controller } from './controller/index.js';
@@ -46,6 +47,8 @@ export interface OperatorOptions {
   taskWorkers?: number;
   /** Delivers the tasks' webhook outboxes (operator/webhooks); without it, entries wait in the outbox. */
   webhooks?: { publicUrl: string; allowPrivateTargets: boolean; retrySchedule?: number[] };
+  /** Uploaded files, handed to runners as signed URLs; the API server's store. Without it, prompts naming files fail. */
+  objectStore?: ObjectStore;
 }
 
 export interface RunningOperator {
@@ -167,6 +170,7 @@ function addTaskController(manager: ControllerManager, options: OperatorOptions,
       followers,
       metrics: new TaskMetrics(options.registry),
       envFallback: options.executorEnvFallback ?? {},
+      objectStore: options.objectStore,
       ...(options.deletedTaskRetentionMs === undefined
         ? {}
         : { deletedRetentionMs: options.deletedTaskRetentionMs }),

@@ -55,6 +55,16 @@ export const ConfigSchema = z.object({
       (text) => text === undefined || /^(\d+(ms|s|m|h))+(,(\d+(ms|s|m|h))+)*$/.test(text.replace(/\s+/g, '')),
       'must be comma separated durations such as 5s,5m,30m',
     ),
+  /** API and operator: where uploaded files live; `filesystem` is `<AGENTRY_DATA_DIR>/objects`. */
+  AGENTRY_OBJECT_STORE: z.enum(['filesystem', 's3']).default('filesystem'),
+  /** With `s3`: the bucket (required), region and, for S3-compatible services, endpoint and path style. Credentials come from the AWS SDK's default chain. */
+  AGENTRY_S3_BUCKET: z.string().min(1).optional(),
+  AGENTRY_S3_REGION: z.string().min(1).default('us-east-1'),
+  AGENTRY_S3_ENDPOINT: z.url().optional(),
+  AGENTRY_S3_FORCE_PATH_STYLE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
   /** Operator: /metrics, /healthz and /readyz listen here. */
   AGENTRY_METRICS_PORT: port.default(8081),
   /** Operator: only the holder of the Lease reconciles; turn off only with a single replica. */

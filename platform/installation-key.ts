@@ -28,6 +28,14 @@ export class InstallationKey {
     return this.mac('runner-token', `${namespace ?? ''}/${name}/${uid ?? ''}`);
   }
 
+  /**
+   * A secret for one purpose (the filesystem object store's URL-signing key, say): independent of
+   * every other derived value, and changed by a rotation like the rest.
+   */
+  derive(purpose: string): Buffer {
+    return createHmac('sha256', this.key).update(purpose).digest();
+  }
+
   /** `<shareId>.<mac>`: the share id finds the task, the MAC proves the link was issued here. */
   shareToken(shareId: string): string {
     return `${shareId}.${this.mac('share-link', shareId)}`;

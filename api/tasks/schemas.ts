@@ -21,7 +21,7 @@ const promptText = z.string().min(1).max(MAX_PROMPT_LENGTH);
  * Where an uploaded file lands under /code: a relative path that cannot climb out of it
  * (same rule as artifact names, CONTRACT.md §5).
  */
-function hasControlCharacter(text: string): boolean {
+export function hasControlCharacter(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code < 0x20 || code === 0x7f) return true;

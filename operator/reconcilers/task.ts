@@ -11,6 +11,7 @@ import type { EventRecorder } from '../../platform/events.js';
 import type { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
+import type { ObjectStore } from '../../platform/objectstore/types.js';
 import { RunnerClient, RunnerRequestError } from '../../platform/runner-client.js';
 import { deepEqual } from '../../platform/store/merge.js';
 import { isStoreError } from '../../platform/store/types.js';
@@ -47,6 +48,8 @@ export interface TaskReconcilerOptions {
   envFallback?: Readonly<Record<string, string>>;
   deletedRetentionMs?: number;
   now?: () => Date;
+  /** Where uploaded files live (the runner downloads them through signed URLs). */
+  objectStore?: ObjectStore | undefined;
 }
 
 /** One reconcile of one task: what it read, and the prompt entries it is converging. */
@@ -268,6 +271,7 @@ export class TaskReconciler implements Reconciler {
           store: this.options.store,
           executors: this.options.executors,
           envFallback: this.options.envFallback ?? {},
+          objectStore: this.options.objectStore,
         },
         pass.task,
         prompt,

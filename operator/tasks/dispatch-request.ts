@@ -2,6 +2,8 @@ import { SecretType, secretValue } from '../../crds/index.js';
 import type { PromptSpec, Task } from '../../crds/index.js';
 import { parseDuration } from '../../platform/duration.js';
 import type { ExecutorCatalog, ExecutorDefinition } from '../../platform/executor-catalog.js';
+import { uploadedFileKey } from '../../platform/objectstore/keys.js';
+import type { ObjectStore } from '../../platform/objectstore/types.js';
 import type { DispatchPromptRequest, ExecutorInvocation } from '../../platform/runner-protocol.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 
@@ -13,7 +15,12 @@ export interface DispatchRequestContext {
    * own ANTHROPIC_API_KEY and the like to local runners). Empty in clusters.
    */
   envFallback: Readonly<Record<string, string>>;
+  /** Where uploaded files live; without one, a prompt naming files cannot run. */
+  objectStore?: ObjectStore | undefined;
 }
+
+/** How long a runner's download URL of an uploaded file stays valid (it downloads right away). */
+const FILE_URL_TTL_SECONDS = 3600;
 
 /** The prompt cannot run as specified (unknown executor, bad model): it fails, it is not retried. */
 export class UndispatchableError extends Error {
@@ -27,6 +34,7 @@ export async function dispatchRequestOf(
   prompt: PromptSpec,
 ): Promise<DispatchPromptRequest> {
   const name = prompt.executor ?? task.spec.executor;
+  const namespace = task.metadata.namespace ?? '';
   const definition = context.executors.get(name);
   if (definition === undefined)
     throw new UndispatchableError(`executor "${name}" is not configured in this installation`);
@@ -39,19 +47,38 @@ export async function dispatchRequestOf(
     command: definition.command,
     args: definition.args,
     promptVia: definition.promptVia,
-    env: await resolveEnv(context, task.metadata.namespace ?? '', definition),
+    env: await resolveEnv(context, namespace, definition),
     timeoutSeconds: Math.ceil(parseDuration(definition.timeout) / 1000),
     ...(model === undefined ? {} : { model }),
   };
   return {
     text: prompt.text,
     executor: invocation,
-    // Uploaded files get signed URLs once object storage exists (files issue); none can be referenced yet.
-    files: [],
+    files: await filesOf(context.objectStore, namespace, prompt.files),
     skills: prompt.skills ?? task.spec.skills ?? [],
     ...(task.spec.githubUrl === undefined ? {} : { githubUrl: task.spec.githubUrl }),
     ...(task.spec.branch === undefined ? {} : { branch: task.spec.branch }),
   };
+}
+
+/** A signed download URL per uploaded file; a file never uploaded (or of another org) fails the prompt. */
+async function filesOf(
+  objectStore: ObjectStore | undefined,
+  namespace: string,
+  files: readonly { id: string; filename: string }[] | undefined,
+): Promise<{ filename: string; url: string }[]> {
+  if (files === undefined || files.length === 0) return [];
+  if (objectStore === undefined)
+    throw new UndispatchableError('the prompt names files, but this installation has no object storage');
+  const inputs: { filename: string; url: string }[] = [];
+  for (const { id, filename } of files) {
+    const key = uploadedFileKey(namespace, id);
+    if ((await objectStore.head(key)) === undefined)
+      throw new UndispatchableError(`file ${filename} (${id}) was never uploaded`);
+    const { url } = await objectStore.signedGetUrl(key, { expiresInSeconds: FILE_URL_TTL_SECONDS });
+    inputs.push({ filename, url });
+  }
+  return inputs;
 }
 
 /** Literal values as given; Secret keys read from the task's namespace; a missing Secret leaves the variable unset. */

@@ -200,3 +200,32 @@ describe('resuming the event stream', () => {
     expect(seen).toEqual(Array.from({ length: lastSeq + 1 }, (_v, i) => i));
   });
 });
+
+describe('uploaded files', () => {
+  async function upload(filename: string, bytes: string): Promise<string> {
+    const res = await call(api, '/v1/files', { key, method: 'POST', body: { filename } });
+    expect(res.status).toBe(201);
+    const { id, uploadUrl } = (await res.json()) as { id: string; uploadUrl: string };
+    expect((await fetch(uploadUrl, { method: 'PUT', body: bytes })).status).toBe(200);
+    return id;
+  }
+
+  it('reach /code before the prompt runs, and a file never uploaded fails the prompt clearly', async () => {
+    const id = await upload('notes.txt', 'uploaded bytes');
+    const task = await createTask({ prompt: 'cat notes.txt', files: [{ id, filename: 'notes.txt' }] });
+    expect((await streamOf(task.id)).done).toMatchObject({
+      status: 'completed',
+      finalResult: 'uploaded bytes',
+    });
+
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const failed = await createTask({
+      prompt: 'cat ghost.txt',
+      files: [{ id: missing, filename: 'ghost.txt' }],
+    });
+    expect((await streamOf(failed.id)).done?.status).toBe('failed');
+    expect((await getTask(failed.id)).prompts[0]?.error).toBe(
+      `file ghost.txt (${missing}) was never uploaded`,
+    );
+  });
+});

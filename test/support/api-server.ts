@@ -12,6 +12,8 @@ import { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import { ensureInstallationKey } from '../../platform/installation-key.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import { createLogger } from '../../platform/log.js';
+import { FilesystemObjectStore } from '../../platform/objectstore/filesystem.js';
+import { OBJECT_STORE_URL_PURPOSE } from '../../platform/objectstore/open.js';
 import { createMetricsRegistry } from '../../platform/metrics.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import type { ResourceStore } from '../../platform/store/types.js';
@@ -25,6 +27,8 @@ export interface TestApi {
   readModel: ReadModel;
   /** The installation key the server derives runner and share tokens from. */
   installationKey: InstallationKey;
+  /** Uploaded files, under the temporary directory; its signed URLs point at this server. */
+  objectStore: FilesystemObjectStore;
   /** Issues a key for a user of an org (created on first use), waiting until the API knows it. */
   key(options?: { org?: string; user?: string; scopes?: Scope[]; expiresAt?: string }): Promise<string>;
   organization(name: string, plan?: 'free' | 'pro'): Promise<Organization>;
@@ -65,6 +69,17 @@ export async function startTestApi(
   const logger = createLogger({ level: 'silent' });
   const readModel = new ReadModel(store, { controlNamespace: CONTROL_NAMESPACE, logger });
   await readModel.start();
+  // Listening first: the object store's signed URLs need the server's port, and the app the store.
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  const url = `http://127.0.0.1:${address.port}`;
+  const objectStore = new FilesystemObjectStore({
+    root: join(dir, 'objects'),
+    baseUrl: url,
+    signingSecret: installationKey.derive(OBJECT_STORE_URL_PURPOSE),
+  });
   const app = createApiApp({
     store,
     readModel,
@@ -77,13 +92,11 @@ export async function startTestApi(
     installationKey,
     executors: options.executors ?? new ExecutorCatalog(),
     allowPrivateWebhookTargets: options.allowPrivateWebhookTargets ?? true,
+    objectStore,
     ...(options.sseKeepaliveMs === undefined ? {} : { sseKeepaliveMs: options.sseKeepaliveMs }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
-  const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
+  server.on('request', app);
 
   const organization = async (name: string, plan: 'free' | 'pro' = 'pro'): Promise<Organization> => {
     const existing = await store.get(OrganizationType, undefined, name);
@@ -100,10 +113,11 @@ export async function startTestApi(
   };
 
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url,
     store,
     readModel,
     installationKey,
+    objectStore,
     organization,
     async key({ org = 'acme', user = 'alice', scopes = ['*' as Scope], expiresAt } = {}) {
       await organization(org);

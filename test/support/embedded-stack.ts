@@ -42,6 +42,8 @@ export async function startEmbeddedStack(
       notify(ns, name);
     },
   });
+  // The API first: the operator hands runners signed URLs of the API's object store.
+  const api = await startTestApi({ store });
   const operator = await startOperator({
     store,
     logger,
@@ -51,10 +53,10 @@ export async function startEmbeddedStack(
     controlNamespace: CONTROL_NAMESPACE,
     installationKey: await ensureInstallationKey(store, CONTROL_NAMESPACE),
     executors: new ExecutorCatalog(),
+    objectStore: api.objectStore,
     ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
   });
   notify = operator.notifyAgentComputer;
-  const api = await startTestApi({ store });
   return {
     dir,
     api,
