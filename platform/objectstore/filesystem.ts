@@ -3,8 +3,9 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, readdir, readFile, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { SizeLimit } from './size-limit.js';
 import { z } from 'zod';
 import type {
   ByteRange,
@@ -59,37 +60,6 @@ const isPathConflict = (err: unknown): boolean =>
 const unavailable = (what: string, cause: unknown): ObjectStoreError =>
   cause instanceof ObjectStoreError ? cause : new ObjectStoreError('Unavailable', what, { cause });
 
-/** Counts and hashes the bytes passing through; fails with TooLarge past `maxSize`. */
-class Meter extends Transform {
-  size = 0;
-  private readonly hash = createHash('md5');
-
-  constructor(
-    private readonly key: string,
-    private readonly maxSize: number | undefined,
-  ) {
-    super();
-  }
-
-  override _transform(
-    chunk: Buffer,
-    _encoding: BufferEncoding,
-    done: (err?: Error | null, data?: Buffer) => void,
-  ): void {
-    this.size += chunk.length;
-    if (this.maxSize !== undefined && this.size > this.maxSize) {
-      done(new ObjectStoreError('TooLarge', `object ${this.key} is larger than ${this.maxSize} bytes`));
-      return;
-    }
-    this.hash.update(chunk);
-    done(null, chunk);
-  }
-
-  etag(): string {
-    return `"${this.hash.digest('hex')}"`;
-  }
-}
-
 /**
  * The embedded object store: one directory. A put streams into `tmp/` and renames into place, so a
  * reader never sees half an object; the sidecar is renamed into place first, and the data file is
@@ -126,7 +96,7 @@ export class FilesystemObjectStore implements ObjectStore {
     const temp = join(this.tmp, randomBytes(12).toString('hex'));
     try {
       await mkdir(this.tmp, { recursive: true, mode: 0o700 });
-      const meter = new Meter(key, maxSize);
+      const meter = new SizeLimit(maxSize, `object ${key}`, { md5: true });
       await pipeline(
         Buffer.isBuffer(body) ? Readable.from([body]) : body,
         meter,
@@ -139,7 +109,7 @@ export class FilesystemObjectStore implements ObjectStore {
         updatedAt: new Date().toISOString(),
       };
       await this.place(key, temp, meta);
-      return { key, size: meter.size, ...meta };
+      return { key, size: meter.bytes, ...meta };
     } catch (err) {
       await rm(temp, { force: true });
       if (isPathConflict(err)) {

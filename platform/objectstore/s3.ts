@@ -10,7 +10,8 @@ import {
 import type { GetObjectCommandOutput, HeadObjectCommandOutput } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { Readable, Transform } from 'node:stream';
+import { SizeLimit } from './size-limit.js';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type {
   ByteRange,
@@ -66,31 +67,6 @@ const isMissing = (err: unknown): boolean => ['NoSuchKey', 'NotFound'].includes(
 
 const unavailable = (what: string, cause: unknown): ObjectStoreError =>
   cause instanceof ObjectStoreError ? cause : new ObjectStoreError('Unavailable', what, { cause });
-
-/** Counts the bytes passing through; fails with TooLarge past `maxSize`. */
-class ByteCounter extends Transform {
-  /** Not `size`: Upload takes a body's `size` property for its length. */
-  bytes = 0;
-  exceeded = false;
-
-  constructor(private readonly maxSize: number | undefined) {
-    super();
-  }
-
-  override _transform(
-    chunk: Buffer,
-    _encoding: BufferEncoding,
-    done: (err?: Error | null, data?: Buffer) => void,
-  ): void {
-    this.bytes += chunk.length;
-    if (this.maxSize !== undefined && this.bytes > this.maxSize) {
-      this.exceeded = true;
-      done(new ObjectStoreError('TooLarge', `larger than ${this.maxSize} bytes`));
-      return;
-    }
-    done(null, chunk);
-  }
-}
 
 const infoOf = (
   key: string,
@@ -160,7 +136,7 @@ export class S3ObjectStore implements ObjectStore {
     contentType: string,
     maxSize: number | undefined,
   ): Promise<void> {
-    const counter = new ByteCounter(maxSize);
+    const counter = new SizeLimit(maxSize, `object ${key}`);
     const upload = new Upload({
       client: this.client,
       params: {
