@@ -12,6 +12,11 @@ import {
 import { defineCustomResource } from './resource.js';
 import type { CustomResource } from './resource.js';
 
+/** An organization's one ContextLake, in its namespace, has this name. */
+export const CONTEXT_LAKE_NAME = 'context-lake';
+/** The Secret (same namespace, owned by the ContextLake) holding the values of its `${secrets:<key>}` references. */
+export const CONTEXT_LAKE_SECRET_NAME = 'context-lake-credentials';
+
 /** CONTRACT.md §7: dataset and view names are SQL identifiers. */
 export const lakeObjectName = z
   .string()

@@ -65,6 +65,27 @@ export const ConfigSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((value) => value === 'true'),
+  /** Operator: image of the lake server (pods) or of its VM disk (kubevirt). */
+  AGENTRY_LAKE_IMAGE: z.string().min(1).default('ghcr.io/agentry-dev/agentry-lake:0.1.0'),
+  /** API and lake: dataset connectors this installation allows, comma separated (`file` reads the server's disk: embedded only). */
+  AGENTRY_LAKE_CONNECTORS: z
+    .string()
+    .default('s3,https')
+    .transform((value) => value.split(',').map((connector) => connector.trim()))
+    .pipe(z.array(z.enum(['s3', 'https', 'file'])).min(1)),
+  /** API and operator: S3 bucket notifications for context lakes arrive through one SQS queue per organization. */
+  AGENTRY_SQS_ENABLED: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
+  AGENTRY_SQS_REGION: z.string().min(1).default('us-east-1'),
+  /** For SQS-compatible services (and tests); credentials come from the AWS SDK's default chain. */
+  AGENTRY_SQS_ENDPOINT: z.url().optional(),
+  /** Queue names are `<prefix><organization namespace>`. */
+  AGENTRY_SQS_QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{0,40}$/)
+    .default('agentry-lake-'),
   /** Operator: /metrics, /healthz and /readyz listen here. */
   AGENTRY_METRICS_PORT: port.default(8081),
   /** Operator: only the holder of the Lease reconciles; turn off only with a single replica. */

@@ -1,0 +1,114 @@
+import type { z } from 'zod';
+import { LakeErrorBodySchema, LakeStatusSchema, SqlResultSchema } from './lake-protocol.js';
+import type { LakeConfigRequest, LakeStatus, SqlRequest, SqlResult } from './lake-protocol.js';
+
+/** A lake server answered with an error, or could not be reached (`status` undefined). */
+export class LakeRequestError extends Error {
+  override name = 'LakeRequestError';
+
+  constructor(
+    message: string,
+    readonly status?: number,
+    /** The lake's error code (`sql_error`, `timeout`, `not_loaded`...) when it answered one. */
+    readonly code?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  get unreachable(): boolean {
+    return this.status === undefined || this.status === 502 || this.status === 503;
+  }
+}
+
+export interface LakeClientOptions {
+  /** `http://host:port` of the lake server (ContextLake status.endpoint). */
+  endpoint: string;
+  token: string;
+  /** For calls other than SQL. Default 10 s. */
+  timeoutMs?: number;
+}
+
+/** The lake server's protocol (platform/lake-protocol.ts) as calls; shared by the operator and the API server. */
+export class LakeClient {
+  private readonly base: string;
+
+  constructor(private readonly options: LakeClientOptions) {
+    this.base = options.endpoint.replace(/\/+$/, '');
+  }
+
+  async status(): Promise<LakeStatus> {
+    return this.call('GET', '/v1/status', LakeStatusSchema);
+  }
+
+  /** Hands the lake a new configuration; it loads in the background and keeps serving the old data meanwhile. */
+  async applyConfig(request: LakeConfigRequest): Promise<LakeStatus> {
+    return this.call('PUT', '/v1/config', LakeStatusSchema, request);
+  }
+
+  async refresh(datasets: string[]): Promise<void> {
+    await this.fetch('/v1/refresh', {
+      method: 'POST',
+      body: JSON.stringify({ datasets }),
+      headers: { 'content-type': 'application/json' },
+      signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+    });
+  }
+
+  /** Runs a query; the lake's own timeout applies, `signal` cuts the wait (the caller's deadline). */
+  async sql(request: SqlRequest, signal?: AbortSignal): Promise<SqlResult> {
+    const response = await this.fetch('/v1/sql', {
+      method: 'POST',
+      body: JSON.stringify(request),
+      headers: { 'content-type': 'application/json' },
+      ...(signal === undefined ? {} : { signal }),
+    });
+    return parse(SqlResultSchema, await response.text(), 'POST /v1/sql');
+  }
+
+  private async call<T>(method: string, path: string, schema: z.ZodType<T>, body?: unknown): Promise<T> {
+    const response = await this.fetch(path, {
+      method,
+      signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+      ...(body === undefined
+        ? {}
+        : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    });
+    return parse(schema, await response.text(), `${method} ${path}`);
+  }
+
+  /** fetch with the token; a network failure or non-2xx becomes a LakeRequestError. */
+  private async fetch(path: string, init: RequestInit): Promise<Response> {
+    const headers = new Headers(init.headers);
+    headers.set('authorization', `Bearer ${this.options.token}`);
+    let response: Response;
+    try {
+      response = await fetch(`${this.base}${path}`, { ...init, headers });
+    } catch (err) {
+      throw new LakeRequestError(`the lake server at ${this.base} cannot be reached`, undefined, undefined, {
+        cause: err,
+      });
+    }
+    if (!response.ok) {
+      const text = await response.text().catch(() => '');
+      const body = LakeErrorBodySchema.safeParse(parseJson(text));
+      const message = body.success ? body.data.error.message : text.slice(0, 300);
+      throw new LakeRequestError(message, response.status, body.success ? body.data.error.code : undefined);
+    }
+    return response;
+  }
+}
+
+function parse<T>(schema: z.ZodType<T>, text: string, what: string): T {
+  const parsed = schema.safeParse(parseJson(text));
+  if (!parsed.success) throw new LakeRequestError(`${what}: unexpected answer from the lake server`);
+  return parsed.data;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
