@@ -212,7 +212,9 @@ function checkS3Endpoint(params: Record<string, string>, allowHttp: boolean, iss
 function parseS3(dataset: Dataset, params: Record<string, string>, issues: Issues): S3Source | undefined {
   const location = parseS3Location(dataset.from, params, issues);
   const isPrefix = location === undefined || location.key === '' || location.key.endsWith('/');
-  const format = formatParam(params, location === undefined || isPrefix ? '' : location.key, issues);
+  // A malformed location says nothing about the format: report only the location then.
+  const format =
+    location === undefined ? undefined : formatParam(params, isPrefix ? '' : location.key, issues);
   const auth = parseS3Auth(params, issues);
   const allowHttp = booleanParam(params, 'allow_http', issues);
   checkS3Endpoint(params, allowHttp, issues);
