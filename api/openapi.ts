@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { errorShapeOfPath } from './errors.js';
 import type { RouteDefinition } from './route.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -9,6 +10,13 @@ const ErrorSchema = z.object({
     message: z.string(),
     details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   }),
+});
+
+/** CONTRACT.md §1: the data-context API answers `{ error, code, errors? }` (`errors` on validation). */
+const LakeErrorSchema = z.object({
+  error: z.string(),
+  code: z.string(),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
 });
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
@@ -44,7 +52,11 @@ function operation(route: RouteDefinition): JsonSchema {
   }
   responses.default = {
     description: 'Error',
-    content: { 'application/json': { schema: jsonSchema(ErrorSchema, 'output') } },
+    content: {
+      'application/json': {
+        schema: jsonSchema(errorShapeOfPath(route.path) === 'lake' ? LakeErrorSchema : ErrorSchema, 'output'),
+      },
+    },
   };
   return {
     operationId: route.operationId,

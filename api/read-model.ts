@@ -1,5 +1,20 @@
-import { AgentComputerType, OrganizationType, SecretType, TaskType, WebhookType } from '../crds/index.js';
-import type { AgentComputer, KubeObject, Organization, Secret, Task, Webhook } from '../crds/index.js';
+import {
+  AgentComputerType,
+  ContextLakeType,
+  OrganizationType,
+  SecretType,
+  TaskType,
+  WebhookType,
+} from '../crds/index.js';
+import type {
+  AgentComputer,
+  ContextLake,
+  KubeObject,
+  Organization,
+  Secret,
+  Task,
+  Webhook,
+} from '../crds/index.js';
 import type { Logger } from '../platform/log.js';
 import { Informer } from '../platform/store/informer.js';
 import type { ResourceStore } from '../platform/store/types.js';
@@ -43,11 +58,13 @@ export class ReadModel {
   readonly agentComputers: Informer<AgentComputer>;
   readonly tasks: Informer<Task>;
   readonly webhooks: Informer<Webhook>;
+  readonly contextLakes: Informer<ContextLake>;
   /** share id → task key, and back: GET /v1/share/:token finds its task without a scan. */
   private readonly taskByShare = new Map<string, string>();
   private readonly shareOfTask = new Map<string, string>();
   private readonly taskListeners = new ChangeListeners();
   private readonly workspaceListeners = new ChangeListeners();
+  private readonly contextLakeListeners = new ChangeListeners();
 
   constructor(store: ResourceStore, options: { controlNamespace: string; logger: Logger }) {
     const logger = options.logger;
@@ -70,6 +87,12 @@ export class ReadModel {
       },
     });
     this.webhooks = new Informer(store, WebhookType, { logger });
+    this.contextLakes = new Informer(store, ContextLakeType, {
+      logger,
+      onEvent: ({ object }) => {
+        this.contextLakeListeners.notify(objectKey(object));
+      },
+    });
   }
 
   async start(): Promise<void> {
@@ -79,6 +102,7 @@ export class ReadModel {
       this.agentComputers.start(),
       this.tasks.start(),
       this.webhooks.start(),
+      this.contextLakes.start(),
     ]);
   }
 
@@ -89,6 +113,7 @@ export class ReadModel {
       this.agentComputers.stop(),
       this.tasks.stop(),
       this.webhooks.stop(),
+      this.contextLakes.stop(),
     ]);
   }
 
@@ -118,6 +143,11 @@ export class ReadModel {
   /** Calls `listener` after every change of one agent computer seen by the watch; returns the unsubscribe. */
   onWorkspaceChange(namespace: string, name: string, listener: () => void): () => void {
     return this.workspaceListeners.add(keyOf(namespace, name), listener);
+  }
+
+  /** Calls `listener` after every change of one context lake seen by the watch (POST /sql waits on it). */
+  onContextLakeChange(namespace: string, name: string, listener: () => void): () => void {
+    return this.contextLakeListeners.add(keyOf(namespace, name), listener);
   }
 
   /** Re-indexes one task from the cache (which already holds the change), then wakes its listeners. */

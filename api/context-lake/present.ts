@@ -1,0 +1,94 @@
+import { stringify } from 'yaml';
+import { ContextLakeConditions } from '../../crds/context-lake.js';
+import type { ContextLake, Dataset, DatasetStatus, Spicepod, VmStatus } from '../../crds/context-lake.js';
+import { connectorOf } from '../../platform/lake-config/dataset-source.js';
+
+/** GET /config: the spicepod as YAML (keys in the spicepod's order) and as an object. */
+export function presentConfig(config: Spicepod): { yaml: string; config: Spicepod } {
+  const ordered: Spicepod = {
+    version: config.version,
+    kind: config.kind,
+    name: config.name,
+    datasets: config.datasets,
+    views: config.views,
+  };
+  return { yaml: stringify(ordered), config: ordered };
+}
+
+/**
+ * The REST `vmStatus`, derived from intent and observation (never stored by the API): what the
+ * operator observed, except that a lake asked to run but not yet running is `provisioning`.
+ */
+export function vmStatusOf(lake: ContextLake | undefined): VmStatus {
+  if (lake === undefined) return 'not_provisioned';
+  const observed = lake.status?.vmStatus;
+  if (lake.spec.operatingMode === 'Running') {
+    return observed === undefined || observed === 'paused' || observed === 'not_provisioned'
+      ? 'provisioning'
+      : observed;
+  }
+  return observed ?? 'not_provisioned';
+}
+
+/** A lake serving queries for its current configuration: Ready for this generation, with an address. */
+export type ReadyLake = ContextLake & { status: { endpoint: string } };
+
+export function lakeIsReady(lake: ContextLake | undefined): lake is ReadyLake {
+  if (lake === undefined || lake.spec.operatingMode !== 'Running') return false;
+  const ready = lake.status?.conditions?.find((condition) => condition.type === ContextLakeConditions.Ready);
+  return (
+    ready?.status === 'True' &&
+    ready.observedGeneration === lake.metadata.generation &&
+    lake.status?.endpoint !== undefined
+  );
+}
+
+function datasetStatus(
+  dataset: Dataset,
+  observed: DatasetStatus | undefined,
+  paused: boolean,
+): DatasetStatus {
+  const connectorId = connectorOf(dataset.from) ?? 'unknown';
+  const counters =
+    connectorId === 's3' && observed !== undefined
+      ? {
+          ...(observed.s3LastEventAt === undefined ? {} : { s3LastEventAt: observed.s3LastEventAt }),
+          ...(observed.s3LastRefreshAt === undefined ? {} : { s3LastRefreshAt: observed.s3LastRefreshAt }),
+          ...(observed.s3EventCount === undefined ? {} : { s3EventCount: observed.s3EventCount }),
+        }
+      : {};
+  const notifications = dataset.notifications === true;
+  // While paused nothing is loaded, whatever was observed before: SPEC.md part 3.
+  if (paused) return { ok: false, status: 'unknown', connectorId, notifications, ...counters };
+  if (observed === undefined) return { ok: false, status: 'pending', connectorId, notifications };
+  return {
+    ok: observed.ok,
+    status: observed.status,
+    connectorId,
+    notifications,
+    ...(observed.error === undefined ? {} : { error: observed.error }),
+    ...counters,
+  };
+}
+
+/**
+ * GET /status (SPEC.md part 2, Status): every dataset of the configuration, as the operator last
+ * observed it; `pending` when it has not yet; `unknown` while the lake is paused.
+ */
+export function presentStatus(
+  lake: ContextLake | undefined,
+  config: Spicepod,
+): { vmStatus: VmStatus; datasets: Record<string, DatasetStatus> } {
+  const vmStatus = vmStatusOf(lake);
+  const paused = vmStatus === 'paused';
+  const observed = lake?.status?.datasets ?? {};
+  return {
+    vmStatus,
+    datasets: Object.fromEntries(
+      config.datasets.map((dataset) => [
+        dataset.name,
+        datasetStatus(dataset, observed[dataset.name], paused),
+      ]),
+    ),
+  };
+}

@@ -1,0 +1,102 @@
+import type { ContextLake } from '../../crds/context-lake.js';
+import type { Principal } from '../auth/principal.js';
+import { defineRoute } from '../route.js';
+import type { RouteDefinition } from '../route.js';
+import { LAKE_PREFIX, LAKE_TAG } from './config-routes.js';
+import { cachedLake, changeLakeSpec, configOf, setOperatingMode } from './lake-resource.js';
+import type { LakeStoreDeps } from './lake-resource.js';
+import { presentStatus, vmStatusOf } from './present.js';
+import {
+  LakeStatusResponseSchema,
+  SqlBodySchema,
+  SqlResponseSchema,
+  VmActionResponseSchema,
+} from './schemas.js';
+import type { LakeSql } from './sql.js';
+
+export interface LakeRuntimeRoutesDeps extends LakeStoreDeps {
+  sql: LakeSql;
+  now: () => Date;
+}
+
+type VmAction = (deps: LakeRuntimeRoutesDeps, principal: Principal) => Promise<ContextLake | undefined>;
+
+/** POST /start, /stop, /redeploy: the intent is written, the operator converges (202). */
+function vmActionRoute(
+  deps: LakeRuntimeRoutesDeps,
+  action: 'start' | 'stop' | 'redeploy',
+  summary: string,
+  apply: VmAction,
+): RouteDefinition {
+  return defineRoute({
+    method: 'post',
+    path: `${LAKE_PREFIX}/${action}`,
+    operationId: `${action}ContextLake`,
+    summary,
+    tag: LAKE_TAG,
+    scope: 'context-lake:admin',
+    responses: {
+      202: { description: 'Accepted; GET /status follows the change', schema: VmActionResponseSchema },
+    },
+    handler: async ({ principal }) => {
+      const lake = (await apply(deps, principal)) ?? cachedLake(deps.readModel, principal);
+      return { status: 202, body: { ok: true, vmStatus: vmStatusOf(lake) } };
+    },
+  });
+}
+
+/** A redeploy restarts the lake server with its configuration; a lake that does not exist has nothing to redeploy. */
+const redeploy: VmAction = (deps, principal) =>
+  changeLakeSpec(deps, principal, (spec) => ({ ...spec, restartedAt: deps.now().toISOString() }));
+
+function sqlRoute(deps: LakeRuntimeRoutesDeps): RouteDefinition {
+  return defineRoute({
+    method: 'post',
+    path: `${LAKE_PREFIX}/sql`,
+    operationId: 'queryContextLake',
+    summary:
+      'Run a SQL query; a paused or missing lake is started and the call waits for it (3 minutes at most in all, then 504)',
+    tag: LAKE_TAG,
+    scope: 'context-lake:sql',
+    body: SqlBodySchema,
+    responses: { 200: { description: 'The result', schema: SqlResponseSchema } },
+    handler: async ({ body, principal, res }) => {
+      // A client that goes away stops the wait; its answer could not be delivered anyway.
+      const gone = new AbortController();
+      const onClose = (): void => {
+        if (!res.writableEnded) gone.abort();
+      };
+      res.on('close', onClose);
+      try {
+        return { status: 200, body: await deps.sql.run(principal, body.query, gone.signal) };
+      } finally {
+        res.off('close', onClose);
+      }
+    },
+  });
+}
+
+/** GET /status, the VM actions and SQL (SPEC.md §4.5, CONTRACT.md §7). */
+export const lakeRuntimeRoutes = (deps: LakeRuntimeRoutesDeps): RouteDefinition[] => [
+  defineRoute({
+    method: 'get',
+    path: `${LAKE_PREFIX}/status`,
+    operationId: 'getContextLakeStatus',
+    summary: 'The VM status and each dataset’s status (unknown while the lake is paused)',
+    tag: LAKE_TAG,
+    scope: 'context-lake:read',
+    responses: { 200: { description: 'The status', schema: LakeStatusResponseSchema } },
+    handler: ({ principal }) => {
+      const lake = cachedLake(deps.readModel, principal);
+      return { status: 200, body: presentStatus(lake, configOf(principal, lake)) };
+    },
+  }),
+  vmActionRoute(deps, 'start', 'Start the lake, provisioning it when needed', (d, p) =>
+    setOperatingMode(d, p, 'Running'),
+  ),
+  vmActionRoute(deps, 'stop', 'Hibernate the lake (its configuration is kept)', (d, p) =>
+    setOperatingMode(d, p, 'Hibernated'),
+  ),
+  vmActionRoute(deps, 'redeploy', 'Restart the lake server with its current configuration', redeploy),
+  sqlRoute(deps),
+];

@@ -1,0 +1,138 @@
+// POST /v1/context-lake/sql end to end in one process: the API server proxies to a real lake
+// server (DuckDB) that the test starts and configures as the operator would, and writes the
+// ContextLake status (Ready for the generation, endpoint) as the operator would.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadLakeConfig } from '../../../lake/config.js';
+import { startLakeServer } from '../../../lake/server.js';
+import type { RunningLake } from '../../../lake/server.js';
+import type { ContextLake } from '../../../crds/context-lake.js';
+import { LakeClient } from '../../../platform/lake-client.js';
+import { createLogger } from '../../../platform/log.js';
+import { eventually, startTestApi } from '../../support/api-server.js';
+import type { TestApi } from '../../support/api-server.js';
+import { lake, lakeError, readyCondition, storedLake, writeLakeStatus } from './context-lake-support.js';
+
+const ORG = 'sqlco';
+let api: TestApi;
+let key: string;
+let dir: string;
+let server: RunningLake;
+
+/** A loopback port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise<void>((resolve) =>
+    probe.close(() => {
+      resolve();
+    }),
+  );
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** The operator's part: the lake server gets the stored configuration and loads it. */
+async function pushConfig(current: ContextLake): Promise<void> {
+  const client = new LakeClient({ endpoint: server.url, token: api.installationKey.runnerToken(current) });
+  await client.applyConfig({ generation: current.metadata.generation ?? 0, config: current.spec.config });
+  await eventually(async () => {
+    const status = await client.status();
+    return !status.loading && status.datasets.people?.status === 'ready';
+  }, 30_000);
+}
+
+async function markReady(endpoint: string): Promise<void> {
+  await writeLakeStatus(api, ORG, (current) => ({
+    vmStatus: 'running',
+    endpoint,
+    conditions: [readyCondition(current)],
+  }));
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'agentry-lake-sql-'));
+  await writeFile(join(dir, 'people.csv'), 'id,name\n1,ada\n2,bob\n3,cy\n');
+  api = await startTestApi({ lakeConnectors: new Set(['s3', 'https', 'file']), lakeSqlTimeoutMs: 60_000 });
+  key = await api.key({ org: ORG, user: 'sol' });
+  expect(
+    (await lake(api, key, 'POST', '/datasets', { name: 'people', from: `file://${join(dir, 'people.csv')}` }))
+      .status,
+  ).toBe(201);
+  expect(
+    (await lake(api, key, 'POST', '/views', { name: 'names', sql: 'SELECT name FROM people' })).status,
+  ).toBe(201);
+  expect((await lake(api, key, 'POST', '/start')).status).toBe(202);
+  const current = await storedLake(api, ORG);
+  if (current === undefined) throw new Error('no lake stored');
+  server = await startLakeServer(
+    loadLakeConfig({
+      AGENTRY_LAKE_TOKEN: api.installationKey.runnerToken(current),
+      AGENTRY_LAKE_HOST: '127.0.0.1',
+      AGENTRY_LAKE_PORT: '0',
+      AGENTRY_LAKE_DATA_DIR: join(dir, 'lake-data'),
+      AGENTRY_LAKE_MEMORY_LIMIT: '256MB',
+      AGENTRY_LAKE_THREADS: '1',
+      AGENTRY_LAKE_CONNECTORS: 'file',
+    }),
+    { logger: createLogger({ level: 'silent' }) },
+  );
+  await pushConfig(current);
+});
+afterAll(async () => {
+  await server.stop();
+  await api.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('POST /sql against a real lake server', () => {
+  it('waits for the lake to become Ready for its generation, then answers the rows', async () => {
+    const pending = lake(api, key, 'POST', '/sql', { query: 'SELECT id, name FROM people ORDER BY id' });
+    // The answer cannot come before the lake is Ready: nothing tells the API its address yet.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await markReady(server.url);
+    const answer = await pending;
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual({
+      rows: [
+        { id: 1, name: 'ada' },
+        { id: 2, name: 'bob' },
+        { id: 3, name: 'cy' },
+      ],
+      columns: [
+        { name: 'id', type: expect.any(String) },
+        { name: 'name', type: 'VARCHAR' },
+      ],
+      rowCount: 3,
+      truncated: false,
+      elapsedMs: expect.any(Number),
+    });
+    expect((answer.json as { elapsedMs: number }).elapsedMs).toBeGreaterThanOrEqual(300);
+  });
+
+  it('queries views', async () => {
+    const answer = await lake(api, key, 'POST', '/sql', {
+      query: 'SELECT count(*)::INTEGER AS n FROM names',
+    });
+    expect(answer.json).toMatchObject({ rows: [{ n: 3 }], rowCount: 1 });
+  });
+
+  it("answers 400 sql_error with the engine's message for a bad query", async () => {
+    const body = await lakeError(
+      lake(api, key, 'POST', '/sql', { query: 'SELECT nope FROM people' }),
+      400,
+      'sql_error',
+    );
+    expect(body.error).toMatch(/nope/);
+  });
+
+  it('answers 503 service_unavailable when the lake stays unreachable', async () => {
+    await markReady(`http://127.0.0.1:${await closedPort()}`);
+    await lakeError(lake(api, key, 'POST', '/sql', { query: 'SELECT 1' }), 503, 'service_unavailable');
+    await markReady(server.url);
+  });
+});
