@@ -82,6 +82,9 @@ export async function run(
       else
         reject(new HarnessError(`${command} ${args.join(' ')} failed (${String(code)}): ${stderr.trim()}`));
     });
+    // A command that exits without reading its input (kubectl create token, helm) closes the pipe
+    // first: EPIPE on stdin is no failure of the command, whose exit code decides.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
 }

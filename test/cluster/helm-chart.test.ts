@@ -1,0 +1,206 @@
+// The Helm chart rendered by the real helm (built from the Go module proxy by the harness): lint and
+// template pass for the default values and each profile, what they render holds the settings the
+// programs need, and values.schema.json turns bad values away at install time with a readable message.
+import { describe, expect, it } from '@jest/globals';
+import { z } from 'zod';
+import { loadConfig } from '../../platform/config.js';
+import { CHART, PROFILES, helm, helmFailure, profileValues, renderedObjects } from './helm-support.js';
+import type { Rendered } from './helm-support.js';
+
+const PodSpecSchema = z.looseObject({
+  serviceAccountName: z.string(),
+  securityContext: z.looseObject({ runAsNonRoot: z.literal(true) }),
+  containers: z.array(
+    z.looseObject({
+      args: z.array(z.string()),
+      env: z.array(z.looseObject({ name: z.string(), value: z.string().optional() })),
+      securityContext: z.looseObject({
+        readOnlyRootFilesystem: z.literal(true),
+        allowPrivilegeEscalation: z.literal(false),
+        capabilities: z.object({ drop: z.array(z.string()) }),
+      }),
+      readinessProbe: z.looseObject({}),
+      livenessProbe: z.looseObject({}),
+    }),
+  ),
+});
+const DeploymentSchema = z.looseObject({
+  spec: z.looseObject({ template: z.looseObject({ spec: PodSpecSchema }) }),
+});
+
+function deployment(objects: Rendered[], name: string) {
+  const found = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === name);
+  if (found === undefined)
+    throw new Error(`no Deployment ${name} in ${objects.map((o) => o.kind).join(',')}`);
+  const pod = DeploymentSchema.parse(found).spec.template.spec;
+  const [container] = pod.containers;
+  if (container === undefined) throw new Error(`Deployment ${name} has no container`);
+  const env = Object.fromEntries(container.env.map((e) => [e.name, e.value ?? '(from a reference)']));
+  return { pod, container, env };
+}
+
+const cases: [string, string[]][] = [
+  ['default values', []],
+  ...PROFILES.map((profile): [string, string[]] => [
+    `the ${profile} profile`,
+    ['-f', profileValues(profile)],
+  ]),
+];
+
+describe('helm chart', () => {
+  it.each(cases)('helm lint passes with %s', async (_name, values) => {
+    await expect(helm(['lint', CHART, ...values])).resolves.toMatch(
+      /1 chart\(s\) linted, 0 chart\(s\) failed/,
+    );
+  });
+
+  it.each(cases)(
+    'helm template with %s renders an API and an operator Deployment, non-root with read-only roots',
+    async (_name, values) => {
+      const objects = renderedObjects(
+        await helm(['template', 'agentry', CHART, '--namespace', 'agentry-system', ...values]),
+      );
+      const api = deployment(objects, 'agentry-api');
+      const operator = deployment(objects, 'agentry-operator');
+      expect(api.container.args).toEqual(['api']);
+      expect(operator.container.args).toEqual(['operator']);
+      expect(api.pod.serviceAccountName).toBe('agentry-api');
+      expect(operator.pod.serviceAccountName).toBe('agentry-operator');
+      for (const env of [api.env, operator.env]) {
+        expect(env).toMatchObject({ AGENTRY_STORE: 'kubernetes', AGENTRY_HOST: '0.0.0.0' });
+      }
+      expect(operator.env.AGENTRY_LEADER_ELECTION).toBe('true');
+      for (const kind of ['ServiceAccount', 'ClusterRole', 'Role', 'Service', 'NetworkPolicy']) {
+        expect(objects.filter((o) => o.kind === kind).length).toBeGreaterThanOrEqual(1);
+      }
+    },
+  );
+
+  it.each(cases)(
+    'with %s, the environment both programs get is a valid configuration (platform/config.ts parses it)',
+    async (_name, values) => {
+      const objects = renderedObjects(await helm(['template', 'agentry', CHART, ...values]));
+      for (const name of ['agentry-api', 'agentry-operator']) {
+        // Values from references (the pod's namespace, Secrets) are stood in for by a plain word.
+        const env = Object.fromEntries(
+          Object.entries(deployment(objects, name).env).map(([key, value]) => [
+            key,
+            value === '(from a reference)' ? 'agentry-system' : value,
+          ]),
+        );
+        expect(() => loadConfig(env)).not.toThrow();
+        expect(loadConfig(env).AGENTRY_STORE).toBe('kubernetes');
+      }
+    },
+  );
+
+  it('the kubevirt profile makes kubevirt the default runtime and lets the operator manage VirtualMachines', async () => {
+    const objects = renderedObjects(
+      await helm(['template', 'agentry', CHART, '-f', profileValues('kubevirt')]),
+    );
+    expect(deployment(objects, 'agentry-operator').env.AGENTRY_DEFAULT_RUNTIME).toBe('kubevirt');
+    expect(
+      JSON.stringify(objects.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'agentry-operator')),
+    ).toContain('virtualmachines');
+  });
+
+  it('the pod profile grants nothing on kubevirt.io', async () => {
+    const objects = renderedObjects(await helm(['template', 'agentry', CHART, '-f', profileValues('pod')]));
+    expect(JSON.stringify(objects.filter((o) => o.kind === 'ClusterRole'))).not.toContain('kubevirt.io');
+  });
+
+  it('an Ingress with TLS becomes the public URL both programs put in links', async () => {
+    const objects = renderedObjects(
+      await helm([
+        'template',
+        'agentry',
+        CHART,
+        '--set',
+        'api.ingress.enabled=true',
+        '--set',
+        'api.ingress.hosts[0].host=agentry.example.com',
+        '--set',
+        'api.ingress.tls[0].secretName=agentry-tls',
+      ]),
+    );
+    expect(objects.filter((o) => o.kind === 'Ingress').map((o) => o.metadata.name)).toEqual(['agentry-api']);
+    for (const name of ['agentry-api', 'agentry-operator']) {
+      expect(deployment(objects, name).env.AGENTRY_PUBLIC_URL).toBe('https://agentry.example.com');
+    }
+  });
+
+  it('autoscaling renders an HPA and leaves the API Deployment without a replica count', async () => {
+    const objects = renderedObjects(
+      await helm(['template', 'agentry', CHART, '--set', 'api.autoscaling.enabled=true']),
+    );
+    expect(objects.some((o) => o.kind === 'HorizontalPodAutoscaler')).toBe(true);
+    const api = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'agentry-api');
+    expect(JSON.stringify(api)).not.toMatch(/"replicas":/);
+  });
+
+  it("executor credentials become Secrets in each bootstrapped organization's namespace, which is kept on uninstall", async () => {
+    const objects = renderedObjects(
+      await helm([
+        'template',
+        'agentry',
+        CHART,
+        '--set',
+        'organizations[0].name=acme',
+        '--set',
+        'executors.credentials.claude.apiKey=sk-test',
+      ]),
+    );
+    const namespace = objects.find((o) => o.kind === 'Namespace');
+    expect(namespace?.metadata).toMatchObject({
+      name: 'agentry-org-acme',
+      labels: { 'agentry.dev/organization': 'acme' },
+      annotations: { 'helm.sh/resource-policy': 'keep' },
+    });
+    const secret = objects.find((o) => o.kind === 'Secret' && o.metadata.name === 'agentry-executor-claude');
+    expect(secret).toMatchObject({
+      metadata: { namespace: 'agentry-org-acme' },
+      stringData: { ANTHROPIC_API_KEY: 'sk-test' },
+    });
+    expect(objects.find((o) => o.kind === 'Organization')?.metadata.name).toBe('acme');
+  });
+
+  it('the ServiceMonitor is rendered only when the cluster serves its API', async () => {
+    const without = await helm(['template', 'agentry', CHART, '--set', 'serviceMonitor.enabled=true']);
+    const withApi = await helm([
+      'template',
+      'agentry',
+      CHART,
+      '--set',
+      'serviceMonitor.enabled=true',
+      '--api-versions',
+      'monitoring.coreos.com/v1/ServiceMonitor',
+    ]);
+    expect(renderedObjects(without).some((o) => o.kind === 'ServiceMonitor')).toBe(false);
+    expect(renderedObjects(withApi).some((o) => o.kind === 'ServiceMonitor')).toBe(true);
+  });
+
+  it.each([
+    ['api.replicas=three', /\/api\/replicas.*got string, want integer/],
+    ['runtime.default=process', /\/runtime\/default.*value must be one of 'pod', 'kubevirt'/],
+    ['api.replica=3', /\/api.*additional properties 'replica' not allowed/],
+    ['workloads.memory=lots', /\/workloads\/memory/],
+  ])('values.schema.json rejects --set %s, naming the value', async (setting, message) => {
+    const failure = await helmFailure(['template', 'agentry', CHART, '--set', setting]);
+    expect(failure).toMatch(/values don't meet the specifications of the schema/);
+    expect(failure).toMatch(message);
+  });
+
+  it.each([
+    [
+      ['--set', 'runtime.enabled={pod}', '--set', 'runtime.default=kubevirt'],
+      /runtime.default "kubevirt" must be one of runtime.enabled/,
+    ],
+    [
+      ['--set', 'objectStore.type=filesystem'],
+      /objectStore.type filesystem keeps uploads on one API pod's disk/,
+    ],
+    [['--set', 'objectStore.s3.bucket='], /objectStore.s3.bucket is required/],
+  ])('contradicting values fail with a sentence saying what to change (%j)', async (values, message) => {
+    await expect(helmFailure(['template', 'agentry', CHART, ...values])).resolves.toMatch(message);
+  });
+});

