@@ -5,6 +5,9 @@ import { crdFileName, customResourceDefinitionYaml } from '../crds/generate.js';
 
 /** Where the generated CRDs are committed, relative to the repository root. */
 export const GENERATED_CRD_DIR = join('crds', 'generated');
+/** Helm installs a chart's crds/ folder before its templates (and never deletes it): the same files. */
+export const CHART_CRD_DIR = join('charts', 'agentry', 'crds');
+const CRD_DIRS = [GENERATED_CRD_DIR, CHART_CRD_DIR];
 
 export interface GeneratedFile {
   path: string;
@@ -18,13 +21,13 @@ export function generateCrdFiles(dir = GENERATED_CRD_DIR): GeneratedFile[] {
   }));
 }
 
-/** `agentry crds`: print all CRDs; `--write` refreshes crds/generated; `--check` fails on drift. */
+/** `agentry crds`: print all CRDs; `--write` refreshes crds/generated and the chart's copies; `--check` fails on drift. */
 export async function runCrdsCommand(options: { write: boolean; check: boolean }): Promise<number> {
-  const files = generateCrdFiles();
+  const files = CRD_DIRS.flatMap((dir) => generateCrdFiles(dir));
   if (options.write) {
-    await mkdir(GENERATED_CRD_DIR, { recursive: true });
+    for (const dir of CRD_DIRS) await mkdir(dir, { recursive: true });
     for (const file of files) await writeFile(file.path, file.content);
-    console.error(`wrote ${files.length} CRDs to ${GENERATED_CRD_DIR}`);
+    console.error(`wrote ${files.length / CRD_DIRS.length} CRDs to ${CRD_DIRS.join(' and ')}`);
     return 0;
   }
   if (options.check) {
