@@ -73,6 +73,10 @@ export const PromptStatusEntrySchema = z.object({
   lastSeq: z.number().int().min(-1).optional(),
   finalResult: z.string().max(100_000).optional(),
   error: z.string().max(4096).optional(),
+  /** When the prompt's events were archived to object storage (set once it is terminal). */
+  archivedAt: isoTimestamp.optional(),
+  /** When /code/artifacts was synced with object storage after the prompt ended. */
+  artifactsSyncedAt: isoTimestamp.optional(),
 });
 export type PromptStatusEntry = z.infer<typeof PromptStatusEntrySchema>;
 
@@ -101,10 +105,15 @@ export type OutboxEntry = z.infer<typeof OutboxEntrySchema>;
  * Condition types of a Task.
  * - WorkspaceReady: the AgentComputer is Ready. Reasons: WorkspaceReady, WorkspaceStarting, WorkspaceMissing.
  * - Dispatched: the newest prompt reached the runner. Reasons: Dispatched, Waiting, DispatchFailed.
+ * - Archived: every finished prompt's events and the artifacts it left are in object storage.
+ *   True (Archived), or False while that is owed (ArchivePending: waiting for the workspace;
+ *   ArchiveFailed: the last try failed, retried with back-off). Absent when the installation has no
+ *   object storage. While False, the workspace is not idle (it must not hibernate with it owed).
  */
 export const TaskConditions = {
   WorkspaceReady: 'WorkspaceReady',
   Dispatched: 'Dispatched',
+  Archived: 'Archived',
 } as const;
 
 export const TaskStatusSchema = z.object({

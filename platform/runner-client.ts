@@ -1,7 +1,22 @@
+import { Readable } from 'node:stream';
 import { createParser } from 'eventsource-parser';
-import type { z } from 'zod';
-import { EventsPageSchema, PromptStateSchema, TaskEventSchema } from './runner-protocol.js';
-import type { DispatchPromptRequest, EventsPage, PromptState, TaskEvent } from './runner-protocol.js';
+import { z } from 'zod';
+import {
+  ArtifactFileSchema,
+  ArtifactManifestSchema,
+  EventsPageSchema,
+  PromptStateSchema,
+  TaskEventSchema,
+} from './runner-protocol.js';
+import type {
+  ArtifactBase,
+  ArtifactFile,
+  ArtifactManifest,
+  DispatchPromptRequest,
+  EventsPage,
+  PromptState,
+  TaskEvent,
+} from './runner-protocol.js';
 
 /** A runner answered with an error status, or could not be reached (`status` undefined). */
 export class RunnerRequestError extends Error {
@@ -37,6 +52,11 @@ export interface EventStreamOptions {
 }
 
 const DISPATCH_TIMEOUT_MS = 30_000;
+/** Listing hashes new and changed files: a few gigabytes take a while on a slow disk. */
+const ARTIFACT_TIMEOUT_MS = 300_000;
+
+/** An artifact's relative path in a runner URL: each segment encoded, the slashes kept. */
+const artifactPath = (path: string): string => path.split('/').map(encodeURIComponent).join('/');
 
 /** The runner's protocol (platform/runner-protocol.ts) as calls; shared by the operator and the API server. */
 export class RunnerClient {
@@ -123,6 +143,58 @@ export class RunnerClient {
       if (err === malformed) throw err;
       return; // the connection dropped: the caller resumes from the last seq it saw
     }
+  }
+
+  /** The files under /code/artifacts with their MD5s, and the sync base. */
+  async listArtifacts(): Promise<ArtifactManifest> {
+    return this.call('GET', '/v1/artifacts', ArtifactManifestSchema, undefined, ARTIFACT_TIMEOUT_MS);
+  }
+
+  /** The bytes of one artifact as a stream (the caller consumes or destroys it); undefined when missing. */
+  async readArtifact(path: string, signal?: AbortSignal): Promise<Readable | undefined> {
+    let response: Response;
+    try {
+      response = await this.fetch(
+        `/v1/artifacts/${artifactPath(path)}`,
+        signal === undefined ? {} : { signal },
+      );
+    } catch (err) {
+      if (err instanceof RunnerRequestError && err.status === 404) return undefined;
+      throw err;
+    }
+    return response.body === null ? Readable.from([]) : Readable.fromWeb(response.body);
+  }
+
+  /** Streams `body` into the artifact (atomically replaced on the runner); answers what was written. */
+  async writeArtifact(
+    path: string,
+    body: NodeJS.ReadableStream,
+    options: { contentMd5?: string; signal?: AbortSignal } = {},
+  ): Promise<ArtifactFile> {
+    // A Node stream as a fetch body (`duplex: 'half'`): sent chunk by chunk, never whole in memory.
+    const init: RequestInit & { duplex: 'half' } = {
+      method: 'PUT',
+      body: Readable.toWeb(Readable.from(body)),
+      duplex: 'half',
+      headers: {
+        'content-type': 'application/octet-stream',
+        ...(options.contentMd5 === undefined ? {} : { 'content-md5': options.contentMd5 }),
+      },
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    };
+    const response = await this.fetch(`/v1/artifacts/${artifactPath(path)}`, init);
+    const parsed = ArtifactFileSchema.safeParse(parseJson(await response.text()));
+    if (!parsed.success) throw new RunnerRequestError(`PUT artifact: unexpected answer from the runner`);
+    return parsed.data;
+  }
+
+  async deleteArtifact(path: string): Promise<void> {
+    await this.call('DELETE', `/v1/artifacts/${artifactPath(path)}`, z.unknown());
+  }
+
+  /** Replaces the sync base (atomically on the runner). */
+  async writeArtifactBase(base: ArtifactBase): Promise<void> {
+    await this.call('PUT', '/v1/artifacts-base', z.unknown(), { base }, ARTIFACT_TIMEOUT_MS);
   }
 
   private async call<T>(

@@ -121,3 +121,46 @@ export type EventsPage = z.infer<typeof EventsPageSchema>;
 
 /** Task and prompt ids in runner paths: UUIDs, so they are also safe directory names. */
 export const RunnerIdSchema = z.uuid();
+
+/*
+ * Artifact sync (DESIGN.md §4 step 4; issue 7). The operator, not the runner, moves the bytes between
+ * the workspace and object storage: the runner holds no credentials and its NetworkPolicy may keep it
+ * from reaching an in-cluster object store. Routes (same token):
+ * - GET    /v1/artifacts                → ArtifactManifest (files under /code/artifacts and the sync base)
+ * - GET    /v1/artifacts/<path>         → the bytes (404 when missing or not a regular file)
+ * - PUT    /v1/artifacts/<path>         body: the bytes (optional `content-md5`, base64) → ArtifactFile
+ * - DELETE /v1/artifacts/<path>         → 204 (also when it did not exist)
+ * - PUT    /v1/artifacts-base           ArtifactBaseRequest → 204
+ * `<path>` is the artifact's relative path, each segment URL-encoded.
+ */
+
+/** One regular file under the artifacts directory. */
+export const ArtifactFileSchema = z.object({
+  path: z.string().min(1).max(1024),
+  size: z.number().int().min(0),
+  /** Hex MD5 of the content. */
+  md5: z.string().regex(/^[0-9a-f]{32}$/),
+});
+export type ArtifactFile = z.infer<typeof ArtifactFileSchema>;
+
+/**
+ * What both sides held of one path at the last sync: the workspace's content (`md5`) and the
+ * store's object (`etag`, unquoted). Both are kept because an S3 multipart upload's ETag is not an
+ * MD5, so the two sides cannot be compared with one number.
+ */
+export const ArtifactBaseEntrySchema = z.object({
+  md5: z.string().regex(/^[0-9a-f]{32}$/),
+  etag: z.string().min(1).max(200),
+});
+export type ArtifactBaseEntry = z.infer<typeof ArtifactBaseEntrySchema>;
+
+export const ArtifactBaseSchema = z.record(z.string().min(1).max(1024), ArtifactBaseEntrySchema);
+export type ArtifactBase = z.infer<typeof ArtifactBaseSchema>;
+
+export const ArtifactManifestSchema = z.object({
+  files: z.array(ArtifactFileSchema),
+  base: ArtifactBaseSchema,
+});
+export type ArtifactManifest = z.infer<typeof ArtifactManifestSchema>;
+
+export const ArtifactBaseRequestSchema = z.strictObject({ base: ArtifactBaseSchema });

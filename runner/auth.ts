@@ -1,41 +1,10 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
+import { requireWorkloadToken } from '../platform/workload-auth.js';
 
-const BEARER = /^Bearer ([^\s]+)$/i;
-
-const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
-
-/**
- * Compares in constant time. Hashing first gives both sides the same length, so neither the
- * comparison nor an early length check tells an attacker how long the token is.
- */
-export function tokensEqual(presented: string, expected: string): boolean {
-  return timingSafeEqual(digest(presented), digest(expected));
-}
-
-/** The token from `Authorization: Bearer <token>`, or undefined. */
-export function bearerToken(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  return BEARER.exec(header.trim())?.[1];
-}
+// The check lives in platform/ since the lake server needs it too; the runner keeps its names.
+export { bearerToken, tokensEqual } from '../platform/workload-auth.js';
 
 /** Requires the workload token on every request, /healthz included: the runner trusts no network. */
 export function requireToken(token: string): RequestHandler {
-  return function checkToken(req: Request, res: Response, next: NextFunction): void {
-    const presented = bearerToken(req.headers.authorization);
-    if (presented !== undefined && tokensEqual(presented, token)) {
-      next();
-      return;
-    }
-    res.setHeader('www-authenticate', 'Bearer realm="agentry-runner"');
-    res.status(401).json({
-      error: {
-        code: 'unauthorized',
-        message:
-          presented === undefined
-            ? 'Send the workload token as "Authorization: Bearer <token>"'
-            : 'The workload token is not valid',
-      },
-    });
-  };
+  return requireWorkloadToken(token, { realm: 'agentry-runner' });
 }

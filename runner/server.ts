@@ -3,6 +3,8 @@ import type { Server } from 'node:http';
 import express from 'express';
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { Logger } from '../platform/log.js';
+import { ArtifactBaseFile } from './artifacts/base.js';
+import { ArtifactManifest } from './artifacts/manifest.js';
 import { requireToken } from './auth.js';
 import { TaskEventLog } from './event-log.js';
 import { runExecutor as realRunExecutor } from './executors/run.js';
@@ -10,6 +12,7 @@ import type { RunExecutor } from './executors/types.js';
 import { PromptQueue } from './prompt-queue.js';
 import { PromptRecordStore } from './prompt-records.js';
 import { requestLog } from './request-log.js';
+import { artifactRoutes } from './routes/artifacts.js';
 import { taskRoutes } from './routes/tasks.js';
 import { DEFAULT_KEEPALIVE_MS } from './sse.js';
 import type { RunnerState } from './state.js';
@@ -95,6 +98,14 @@ export function createRunnerApp(options: RunnerAppOptions): RunnerApp {
     });
   });
   app.use(taskRoutes({ queue, events, logger, keepaliveMs: options.keepaliveMs ?? DEFAULT_KEEPALIVE_MS }));
+  app.use(
+    artifactRoutes({
+      workdir,
+      manifest: new ArtifactManifest(workdir, stateDir, logger),
+      base: new ArtifactBaseFile(stateDir, logger),
+      logger,
+    }),
+  );
 
   app.use((req: Request, res: Response) => {
     res.status(404).json(errorBody('not_found', `No route for ${req.method} ${req.path}`));

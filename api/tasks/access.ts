@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AgentComputer, Task } from '../../crds/index.js';
 import type { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
+import type { ObjectStore } from '../../platform/objectstore/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
@@ -19,6 +20,8 @@ export interface TaskRoutesDeps {
   now: () => Date;
   /** Interval of the `: keepalive` comment on event streams (CONTRACT.md §3: 15 s). */
   sseKeepaliveMs: number;
+  /** Archived prompt events (the operator writes them there); without it only runners are read. */
+  objectStore?: ObjectStore | undefined;
 }
 
 /** Ids are UUIDs; anything else cannot name a task, so it is simply not found. */

@@ -3,6 +3,7 @@ import { ApiError } from '../errors.js';
 import { defineRoute } from '../route.js';
 import type { RouteDefinition } from '../route.js';
 import { findTask, visibleTo } from './access.js';
+import { archivedPromptEvents, isArchived } from './archived-events.js';
 import type { TaskRoutesDeps } from './access.js';
 import { TaskEventStream } from './event-stream.js';
 import { promptEvents } from './runner-access.js';
@@ -50,6 +51,7 @@ export const taskEventsRoute = (deps: TaskRoutesDeps): RouteDefinition =>
           promptId,
           // A client may send both; the larger is the later position.
           after: Math.max(query.after ?? -1, lastEventIdOf(req) ?? -1),
+          objectStore: deps.objectStore,
           current: () => {
             const latest = deps.readModel.tasks.get(principal.namespace, name);
             return latest !== undefined && visibleTo(latest, principal) ? latest : undefined;
@@ -68,18 +70,31 @@ export const promptEventsRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     method: 'get',
     path: '/v1/tasks/:id/prompts/:promptId/events',
     operationId: 'listPromptEvents',
-    summary: "One prompt's events so far, as JSON",
+    summary:
+      "One prompt's events so far, as JSON (a finished prompt's from its archive, also while the workspace sleeps)",
     tag: TAG,
     scope: 'tasks:read',
     params: PromptIdParamsSchema,
     responses: {
       200: { description: 'The events and the last seq', schema: PromptEventsSchema },
-      503: { description: 'The workspace is not running' },
+      503: { description: 'The workspace is not running and the prompt is not archived' },
     },
-    handler: async ({ params, principal }) => {
+    handler: async ({ params, principal, req }) => {
       const task = findTask(deps.readModel, principal, params.id);
       if (!task.spec.prompts.some((prompt) => prompt.id === params.promptId))
         throw ApiError.notFound('Prompt');
+      const store = deps.objectStore;
+      if (store !== undefined && isArchived(task, params.promptId)) {
+        try {
+          return { status: 200, body: await archivedPromptEvents(store, req.log, task, params.promptId) };
+        } catch (err) {
+          // Storage is down: the runner still has the log when its workspace is up.
+          req.log.warn(
+            { err, task: task.metadata.name },
+            'reading archived events failed; asking the runner',
+          );
+        }
+      }
       const page = await promptEvents(deps.readModel, deps.installationKey, task, params.promptId);
       return { status: 200, body: page };
     },

@@ -3,9 +3,11 @@ import { allPromptsRecordedTerminal, clientTaskStatus, promptEntryOf } from '../
 import type { Task } from '../../crds/index.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
+import type { ObjectStore } from '../../platform/objectstore/types.js';
 import type { RunnerClient } from '../../platform/runner-client.js';
 import type { TaskEvent } from '../../platform/runner-protocol.js';
 import type { ReadModel } from '../read-model.js';
+import { isArchived, readArchivedEvents } from './archived-events.js';
 import { runnerOf } from './runner-access.js';
 
 /** How long to wait before reconnecting to a runner whose stream ended or failed. */
@@ -25,6 +27,8 @@ export interface TaskEventStreamOptions {
   after: number;
   /** The task as cached, or undefined once the caller may no longer see it (deleted, made private). */
   current: () => Task | undefined;
+  /** Where the operator archives finished prompts' events; without it only the runner is read. */
+  objectStore?: ObjectStore | undefined;
 }
 
 type FollowOutcome = 'recheck' | 'retry';
@@ -34,12 +38,13 @@ const eventFrame = (event: TaskEvent): string =>
   `id: ${event.seq}\nevent: event\ndata: ${JSON.stringify(event)}\n\n`;
 
 /**
- * GET /tasks/:id/events (CONTRACT.md §3): the task's events as server-sent events, proxied live
- * from the workspace's runner, resumable, each event exactly once across reconnects, closed with
- * `done` only once the operator has recorded every considered prompt terminal and the client has
- * every event up to the highest recorded `lastSeq`. Replaying events archived to object storage
- * while the workspace sleeps comes with the event-archive issue; until then a finished task whose
- * workspace sleeps ends with `done` at once.
+ * GET /tasks/:id/events (CONTRACT.md §3, DESIGN.md §4 step 5): the task's events as server-sent
+ * events: first what the operator archived to object storage (finished prompts), then the live tail
+ * proxied from the workspace's runner; resumable, each event exactly once across reconnects (seq
+ * never repeats, never skips), closed with `done` only once the operator has recorded every
+ * considered prompt terminal and the client has every event up to the highest recorded `lastSeq`.
+ * A finished, archived task replays and ends with `done` while its workspace sleeps or after it is
+ * gone; a finished task whose events were not archived (no object storage) ends with what it had.
  */
 export class TaskEventStream {
   private cursor: number;
@@ -91,6 +96,11 @@ export class TaskEventStream {
         await this.sendDone(task);
         return;
       }
+      await this.replayArchived(task);
+      if (this.doneDue(task)) {
+        await this.sendDone(task);
+        return;
+      }
       const runner = runnerOf(this.options.readModel, this.options.installationKey, task);
       if (runner === undefined) {
         // Finished, and the workspace sleeps or is gone: its remaining events are out of reach.
@@ -102,6 +112,51 @@ export class TaskEventStream {
         continue;
       }
       if ((await this.follow(runner)) === 'retry') await this.waitForChange(undefined, RECONNECT_MS);
+    }
+  }
+
+  /** The prompts this stream is about (one with `promptId`, else all). */
+  private considered(task: Task): Task['spec']['prompts'] {
+    return task.spec.prompts.filter(
+      (prompt) => this.options.promptId === undefined || prompt.id === this.options.promptId,
+    );
+  }
+
+  /**
+   * Sends archived events after the cursor, in seq order. When every considered prompt with events
+   * is archived, the archive holds them all; otherwise (some prompt's events live only on the
+   * runner, possibly interleaved with archived ones: a pending prompt canceled while another runs)
+   * only the gap-free run after the cursor is sent, and the runner serves the rest.
+   */
+  private async replayArchived(task: Task): Promise<void> {
+    const store = this.options.objectStore;
+    if (store === undefined) return;
+    const considered = this.considered(task);
+    const unread = considered.filter(
+      (prompt) =>
+        isArchived(task, prompt.id) && (promptEntryOf(task, prompt.id)?.lastSeq ?? -1) > this.cursor,
+    );
+    if (unread.length === 0) return;
+    const complete = considered.every(
+      (prompt) => isArchived(task, prompt.id) || promptEntryOf(task, prompt.id)?.dispatchedAt === undefined,
+    );
+    let events: TaskEvent[] = [];
+    try {
+      for (const prompt of unread) {
+        const target = { namespace: this.options.namespace, task: this.options.taskId, promptId: prompt.id };
+        events.push(
+          ...(await readArchivedEvents(store, this.options.logger, { ...target, after: this.cursor })),
+        );
+      }
+    } catch (err) {
+      this.options.logger.warn({ err, task: this.options.taskId }, 'reading archived events failed');
+      return; // the runner, when it is up, serves them too
+    }
+    events = events.sort((a, b) => a.seq - b.seq);
+    for (const event of events) {
+      if (this.signal.aborted) return;
+      if (!complete && event.seq !== this.cursor + 1) return;
+      await this.forward(event);
     }
   }
 

@@ -37,10 +37,9 @@ const notRunning = (cause?: unknown): ApiError =>
   );
 
 /**
- * GET /tasks/:id/prompts/:promptId/events: one prompt's events from the workspace's runner.
- * The runner keeps the log on the workspace disk; while the workspace sleeps it is out of reach
- * (503). Archiving the log to object storage, so that it reads while the workspace sleeps, comes
- * with the event-archive issue (DESIGN.md §4 step 5).
+ * GET /tasks/:id/prompts/:promptId/events of a prompt not (yet) archived: from the workspace's
+ * runner, which keeps the log on the workspace disk; while the workspace sleeps it is out of reach
+ * (503). Archived prompts are read from object storage instead (archived-events.ts).
  */
 export async function promptEvents(
   readModel: ReadModel,

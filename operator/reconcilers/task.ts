@@ -27,6 +27,9 @@ import {
 import type { TaskEventFollowers } from '../tasks/event-followers.js';
 import { computeTaskStatus, endedEntry, entriesOf, withRunnerState } from '../tasks/prompt-progress.js';
 import type { WorkspaceView } from '../tasks/prompt-progress.js';
+import { taskEventsPrefix } from '../artifacts/event-archive.js';
+import { promptArchiverFor, withArchiveCondition } from '../tasks/prompt-archive.js';
+import type { ArchiveReport, PromptArchiver } from '../tasks/prompt-archive.js';
 import { recordPromptTransitions } from '../tasks/prompt-transitions.js';
 import { outboxEntriesFor, transitionEvents } from '../tasks/webhook-events.js';
 import type { TaskMetrics } from '../tasks/task-metrics.js';
@@ -48,7 +51,10 @@ export interface TaskReconcilerOptions {
   envFallback?: Readonly<Record<string, string>>;
   deletedRetentionMs?: number;
   now?: () => Date;
-  /** Where uploaded files live (the runner downloads them through signed URLs). */
+  /**
+   * Where uploaded files live (the runner downloads them through signed URLs), finished prompts'
+   * events are archived and workspace artifacts are synced. Without one, nothing is archived.
+   */
   objectStore?: ObjectStore | undefined;
 }
 
@@ -59,6 +65,8 @@ interface Pass {
   runner: RunnerClient | undefined;
   entries: PromptStatusEntry[];
   now: Date;
+  /** The archive's outcome this pass (no object store: none). */
+  archive?: ArchiveReport;
 }
 
 /**
@@ -70,9 +78,11 @@ interface Pass {
  */
 export class TaskReconciler implements Reconciler {
   private readonly now: () => Date;
+  private readonly archiver: PromptArchiver | undefined;
 
   constructor(private readonly options: TaskReconcilerOptions) {
     this.now = options.now ?? (() => new Date());
+    this.archiver = promptArchiverFor(options);
   }
 
   async reconcile(request: ReconcileRequest): Promise<ReconcileResult | undefined> {
@@ -81,6 +91,7 @@ export class TaskReconciler implements Reconciler {
     const task = await store.get(TaskType, namespace, request.name);
     if (task === undefined || task.metadata.deletionTimestamp !== undefined) {
       followers.stop(namespace, request.name);
+      this.archiver?.forget(namespace, request.name);
       return undefined;
     }
     const now = this.now();
@@ -105,7 +116,16 @@ export class TaskReconciler implements Reconciler {
     }
     await this.syncDispatched(pass);
     if (this.wantsWorkspace(pass)) await this.resumeWorkspace(pass.workspace);
+    // Ended prompts' events and artifacts to storage; API-uploaded artifacts in place before a dispatch.
+    if (this.archiver !== undefined)
+      pass.archive = await this.archiver.converge(pass, this.dispatchDue(pass));
     await this.dispatchPending(pass);
+  }
+
+  /** A prompt is about to be sent to a ready runner. */
+  private dispatchDue(pass: Pass): boolean {
+    if (pass.runner === undefined || pass.task.spec.deletedAt !== undefined) return false;
+    return pass.entries.some((entry) => entry.status === 'pending' && entry.dispatchedAt === undefined);
   }
 
   private purgeDue(task: Task, now: Date): boolean {
@@ -119,6 +139,8 @@ export class TaskReconciler implements Reconciler {
   private async purge(task: Task): Promise<void> {
     const { store } = this.options;
     const namespace = task.metadata.namespace ?? '';
+    // Its archived events first: should that fail, the task is still there to retry the purge.
+    await this.options.objectStore?.deletePrefix(taskEventsPrefix(namespace, task.metadata.name));
     await store
       .delete(TaskType, namespace, task.metadata.name, { uid: task.metadata.uid })
       .catch(ignoreNotFound);
@@ -318,7 +340,12 @@ export class TaskReconciler implements Reconciler {
    */
   private async writeStatus(pass: Pass): Promise<void> {
     const { task } = pass;
-    const next: TaskStatus = computeTaskStatus(task, pass.entries, this.workspaceView(pass), pass.now);
+    const next: TaskStatus = withArchiveCondition(
+      computeTaskStatus(task, pass.entries, this.workspaceView(pass), pass.now),
+      task,
+      pass.archive,
+      pass.now,
+    );
     if (deepEqual(JSON.parse(JSON.stringify(task.status ?? {})), JSON.parse(JSON.stringify(next)))) return;
     const events = transitionEvents(task, pass.entries, next.status ?? 'running');
     if (events.length > 0) {
@@ -367,7 +394,10 @@ export class TaskReconciler implements Reconciler {
 
   private requeue(pass: Pass): ReconcileResult | undefined {
     const deletedAt = pass.task.spec.deletedAt;
-    if (pass.entries.some((entry) => !isTerminal(entry.status))) return { requeueAfterMs: IN_FLIGHT_POLL_MS };
+    const retry = pass.archive?.retryAfterMs;
+    if (pass.entries.some((entry) => !isTerminal(entry.status)))
+      return { requeueAfterMs: Math.min(IN_FLIGHT_POLL_MS, retry ?? IN_FLIGHT_POLL_MS) };
+    if (retry !== undefined) return { requeueAfterMs: retry };
     if (deletedAt === undefined) return undefined;
     const retention = this.options.deletedRetentionMs ?? DEFAULT_DELETED_RETENTION_MS;
     return { requeueAfterMs: Math.max(1_000, Date.parse(deletedAt) + retention - pass.now.getTime()) };

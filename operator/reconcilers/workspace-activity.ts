@@ -1,10 +1,14 @@
-import { isTerminal } from '../../crds/index.js';
+import { TaskConditions, isTerminal } from '../../crds/index.js';
 import type { Task } from '../../crds/index.js';
 import { entriesOf } from '../tasks/prompt-progress.js';
+import { findCondition } from './conditions.js';
 
 /** What the tasks on one workspace say about its use, for idle hibernation. */
 export interface WorkspaceActivity {
-  /** A prompt waits or runs on it: never idle then. */
+  /**
+   * A prompt waits or runs on it, or a finished prompt's events and artifacts are not yet in object
+   * storage (hibernating now would strand them on the sleeping disk): never idle then.
+   */
   busy: boolean;
   /** The latest prompt submission, start or end on it. */
   lastAt: string | undefined;
@@ -18,6 +22,7 @@ export function workspaceActivity(tasks: readonly Task[], workspace: string): Wo
     if (task.spec.workspace !== workspace) continue;
     const entries = entriesOf(task);
     busy ||= entries.some((entry) => !isTerminal(entry.status));
+    busy ||= findCondition(task.status?.conditions, TaskConditions.Archived)?.status === 'False';
     times.push(...task.spec.prompts.map((prompt) => prompt.submittedAt));
     for (const entry of entries)
       times.push(...[entry.startedAt, entry.completedAt].filter((t) => t !== undefined));

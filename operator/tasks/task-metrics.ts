@@ -10,6 +10,12 @@ export class TaskMetrics {
   readonly startLatency: Histogram<'executor'>;
   readonly duration: Histogram<'executor' | 'status'>;
   readonly finished: Counter<'executor' | 'status'>;
+  /** Artifact sync (operator/artifacts): files and bytes moved, by direction `to_store` / `to_workspace`. */
+  readonly files: Counter<'direction'>;
+  readonly bytes: Counter<'direction'>;
+  /** Failed archive or sync attempts, by stage `events` / `artifacts` (each is retried with back-off). */
+  readonly archiveErrors: Counter<'stage'>;
+  readonly promptsArchived: Counter;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -31,6 +37,29 @@ export class TaskMetrics {
       name: 'agentry_prompts_finished_total',
       help: 'Prompts that reached a final status.',
       labelNames: ['executor', 'status'],
+      registers,
+    });
+    this.files = new Counter({
+      name: 'agentry_artifact_sync_files_total',
+      help: 'Artifacts copied or deleted between workspaces and object storage, by direction.',
+      labelNames: ['direction'],
+      registers,
+    });
+    this.bytes = new Counter({
+      name: 'agentry_artifact_sync_bytes_total',
+      help: 'Artifact bytes copied between workspaces and object storage, by direction.',
+      labelNames: ['direction'],
+      registers,
+    });
+    this.archiveErrors = new Counter({
+      name: 'agentry_archive_errors_total',
+      help: 'Failed attempts to archive prompt events or sync artifacts, by stage.',
+      labelNames: ['stage'],
+      registers,
+    });
+    this.promptsArchived = new Counter({
+      name: 'agentry_prompt_events_archived_total',
+      help: 'Prompts whose events were archived to object storage.',
       registers,
     });
   }
