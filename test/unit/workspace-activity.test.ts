@@ -39,4 +39,30 @@ describe('workspace activity for idle hibernation', () => {
       lastAt: undefined,
     });
   });
+
+  it('stays busy while a finished prompt is not yet archived, and idles once it is', () => {
+    const finished = task('w', {
+      id: P1,
+      status: 'succeeded',
+      startedAt: '2026-11-22T09:01:00.000Z',
+      completedAt: '2026-11-22T09:30:00.000Z',
+    });
+    const archived = (status: 'True' | 'False'): Task => ({
+      ...finished,
+      status: {
+        ...finished.status,
+        conditions: [
+          {
+            type: 'Archived',
+            status,
+            reason: status === 'True' ? 'Archived' : 'ArchivePending',
+            message: '',
+            lastTransitionTime: '2026-11-22T09:30:00.000Z',
+          },
+        ],
+      },
+    });
+    expect(workspaceActivity([archived('False')], 'w').busy).toBe(true);
+    expect(workspaceActivity([archived('True')], 'w').busy).toBe(false);
+  });
 });
