@@ -2,6 +2,8 @@ import express from 'express';
 import type { Express } from 'express';
 import type { Registry } from 'prom-client';
 import type { ExecutorCatalog } from '../platform/executor-catalog.js';
+import type { Connector } from '../platform/lake-config/dataset-source.js';
+import type { NotificationQueues } from '../platform/lake-notifications/types.js';
 import type { InstallationKey } from '../platform/installation-key.js';
 import type { Logger } from '../platform/log.js';
 import { FilesystemObjectStore } from '../platform/objectstore/filesystem.js';
@@ -17,7 +19,16 @@ import { openApiDocument } from './openapi.js';
 import type { ReadModel } from './read-model.js';
 import { mountRoutes } from './route.js';
 import type { RouteDefinition } from './route.js';
+import { artifactPaths, isArtifactUpload } from './artifacts/artifact-paths.js';
 import { agentComputerRoutes } from './routes/agent-computers.js';
+import {
+  DEFAULT_LAKE_CONNECTORS,
+  LAKE_PREFIX,
+  contextLakeRoutes,
+  requireProPlan,
+} from './routes/context-lake.js';
+import { artifactRoutes } from './routes/artifacts.js';
+import type { ArtifactLimits } from './routes/artifacts.js';
 import { MAX_UPLOAD_BYTES, fileRoutes } from './routes/files.js';
 import { taskRoutes } from './routes/tasks.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -50,6 +61,14 @@ export interface ApiAppOptions {
   allowPrivateWebhookTargets: boolean;
   /** Uploaded files (and, with the filesystem store, the server of its signed URLs under /v1/storage/). */
   objectStore: ObjectStore;
+  /** Dataset connectors this installation enables (AGENTRY_LAKE_CONNECTORS); s3 and https when omitted. */
+  lakeConnectors?: ReadonlySet<Connector>;
+  /** S3 bucket notifications of lake datasets; omitted when the installation has no SQS (AGENTRY_SQS_ENABLED). */
+  notificationQueues?: NotificationQueues;
+  /** Bound of POST /v1/context-lake/sql, cold start included (CONTRACT.md §8: 3 minutes; tests shorten it). */
+  lakeSqlTimeoutMs?: number;
+  /** Artifact upload limits (CONTRACT.md §8 defaults when omitted). */
+  artifactLimits?: Partial<ArtifactLimits>;
 }
 
 const SSE_KEEPALIVE_MS = 15_000;
@@ -67,6 +86,12 @@ export function apiRoutes(
     | 'controlNamespace'
     | 'allowPrivateWebhookTargets'
     | 'objectStore'
+    | 'logger'
+    | 'metrics'
+    | 'lakeConnectors'
+    | 'notificationQueues'
+    | 'lakeSqlTimeoutMs'
+    | 'artifactLimits'
   >,
 ): RouteDefinition[] {
   return [
@@ -79,14 +104,31 @@ export function apiRoutes(
       executors: options.executors,
       now: options.now ?? (() => new Date()),
       sseKeepaliveMs: options.sseKeepaliveMs ?? SSE_KEEPALIVE_MS,
+      objectStore: options.objectStore,
     }),
     ...fileRoutes({ objectStore: options.objectStore }),
+    ...artifactRoutes({
+      readModel: options.readModel,
+      objectStore: options.objectStore,
+      ...(options.artifactLimits === undefined ? {} : { limits: options.artifactLimits }),
+    }),
     ...webhookRoutes({
       store: options.store,
       readModel: options.readModel,
       publicUrl: options.publicUrl,
       allowPrivateWebhookTargets: options.allowPrivateWebhookTargets,
       signingKeys: new SigningKeysCache(options.store, options.controlNamespace),
+    }),
+    ...contextLakeRoutes({
+      store: options.store,
+      readModel: options.readModel,
+      logger: options.logger,
+      metrics: options.metrics,
+      installationKey: options.installationKey,
+      connectors: options.lakeConnectors ?? DEFAULT_LAKE_CONNECTORS,
+      queues: options.notificationQueues,
+      sqlTimeoutMs: options.lakeSqlTimeoutMs,
+      now: options.now ?? (() => new Date()),
     }),
   ];
 }
@@ -136,6 +178,7 @@ export function createApiApp(options: ApiAppOptions): Express {
     });
   }
 
+  app.use(artifactPaths);
   const v1 = express.Router();
   v1.use(
     '/v1',
@@ -144,8 +187,11 @@ export function createApiApp(options: ApiAppOptions): Express {
       controlNamespace: options.controlNamespace,
       now: options.now,
     }),
-    jsonBody({ limit: '1mb' }),
+    // Multipart artifact uploads are streamed by their route: their body must reach it unread.
+    jsonBody({ limit: '1mb', skip: isArtifactUpload }),
   );
+  // The data-context API is for Pro organizations: checked after authentication, before scopes.
+  v1.use(LAKE_PREFIX, requireProPlan);
   mountRoutes(v1, routes);
   app.use(v1);
 

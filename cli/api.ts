@@ -5,6 +5,7 @@ import { publicUrlOf } from '../platform/config.js';
 import type { Config } from '../platform/config.js';
 import { loadExecutorCatalog } from '../platform/executor-catalog.js';
 import { ensureInstallationKey } from '../platform/installation-key.js';
+import { notificationQueuesFromConfig } from '../platform/lake-notifications/queues.js';
 import { createLogger } from '../platform/log.js';
 import { createMetricsRegistry } from '../platform/metrics.js';
 import { openObjectStore } from '../platform/objectstore/open.js';
@@ -18,6 +19,7 @@ export async function runApiCommand(config: Config): Promise<number> {
   const installationKey = await ensureInstallationKey(store, config.AGENTRY_NAMESPACE);
   const executors = await loadExecutorCatalog(config.AGENTRY_EXECUTORS_FILE);
   const readModel = new ReadModel(store, { controlNamespace: config.AGENTRY_NAMESPACE, logger });
+  const notificationQueues = notificationQueuesFromConfig(config);
   let ready = false;
   const app = createApiApp({
     store,
@@ -32,6 +34,8 @@ export async function runApiCommand(config: Config): Promise<number> {
     publicUrl: publicUrlOf(config),
     version: AGENTRY_VERSION,
     isReady: () => ready,
+    lakeConnectors: new Set(config.AGENTRY_LAKE_CONNECTORS),
+    ...(notificationQueues === undefined ? {} : { notificationQueues }),
   });
   const server = createServer(app);
   const stopRequested = new Promise<void>((resolve) => {
@@ -52,6 +56,7 @@ export async function runApiCommand(config: Config): Promise<number> {
   server.closeIdleConnections();
   await closed;
   await readModel.stop();
+  notificationQueues?.close();
   await store.close();
   return 0;
 }

@@ -3,17 +3,23 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiApp } from '../../api/app.js';
+import type { ApiAppOptions } from '../../api/app.js';
 import { issueApiKey } from '../../api/auth/api-keys.js';
 import type { Scope } from '../../api/auth/scopes.js';
+import type { ArtifactLimits } from '../../api/routes/artifacts.js';
 import { ReadModel } from '../../api/read-model.js';
 import { OrganizationSpecSchema, OrganizationType, apiVersionOf } from '../../crds/index.js';
 import type { Organization } from '../../crds/index.js';
 import { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import { ensureInstallationKey } from '../../platform/installation-key.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
+import type { Connector } from '../../platform/lake-config/dataset-source.js';
+import type { NotificationQueues } from '../../platform/lake-notifications/types.js';
 import { createLogger } from '../../platform/log.js';
+import type { Logger } from '../../platform/log.js';
 import { FilesystemObjectStore } from '../../platform/objectstore/filesystem.js';
 import { OBJECT_STORE_URL_PURPOSE } from '../../platform/objectstore/open.js';
+import type { ObjectStore } from '../../platform/objectstore/types.js';
 import { createMetricsRegistry } from '../../platform/metrics.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import type { ResourceStore } from '../../platform/store/types.js';
@@ -27,8 +33,8 @@ export interface TestApi {
   readModel: ReadModel;
   /** The installation key the server derives runner and share tokens from. */
   installationKey: InstallationKey;
-  /** Uploaded files, under the temporary directory; its signed URLs point at this server. */
-  objectStore: FilesystemObjectStore;
+  /** Uploaded files, under the temporary directory (its signed URLs point at this server), or the one given. */
+  objectStore: ObjectStore;
   /** Issues a key for a user of an org (created on first use), waiting until the API knows it. */
   key(options?: { org?: string; user?: string; scopes?: Scope[]; expiresAt?: string }): Promise<string>;
   organization(name: string, plan?: 'free' | 'pro'): Promise<Organization>;
@@ -42,6 +48,25 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/** Silent, unless the test reads the server's log lines (debug level). */
+const testLogger = (destination: { write(line: string): void } | undefined): Logger =>
+  destination === undefined
+    ? createLogger({ level: 'silent' })
+    : createLogger({ level: 'debug' }, destination);
+
+/** The context-lake settings a test gave, leaving out those it did not (the app's defaults apply). */
+function contextLakeOptions(options: {
+  lakeConnectors?: ReadonlySet<Connector>;
+  notificationQueues?: NotificationQueues;
+  lakeSqlTimeoutMs?: number;
+}): Pick<ApiAppOptions, 'lakeConnectors' | 'notificationQueues' | 'lakeSqlTimeoutMs'> {
+  return {
+    ...(options.lakeConnectors === undefined ? {} : { lakeConnectors: options.lakeConnectors }),
+    ...(options.notificationQueues === undefined ? {} : { notificationQueues: options.notificationQueues }),
+    ...(options.lakeSqlTimeoutMs === undefined ? {} : { lakeSqlTimeoutMs: options.lakeSqlTimeoutMs }),
+  };
 }
 
 /**
@@ -60,13 +85,25 @@ export async function startTestApi(
     executors?: ExecutorCatalog;
     /** The installation's webhook target policy; allowed by default, as in the embedded default. */
     allowPrivateWebhookTargets?: boolean;
+    /** Another object store (S3 on moto); default: a directory under the temporary directory. */
+    objectStore?: ObjectStore;
+    /** Artifact limits other than CONTRACT.md §8's (a 1 s upload URL, a small request limit). */
+    artifactLimits?: Partial<ArtifactLimits>;
+    /** Dataset connectors of the context lake (the API's default: s3 and https). */
+    lakeConnectors?: ReadonlySet<Connector>;
+    /** SQS queues for lake notifications; omitted: the installation has no SQS. */
+    notificationQueues?: NotificationQueues;
+    /** A POST /v1/context-lake/sql bound shorter than 3 minutes. */
+    lakeSqlTimeoutMs?: number;
+    /** Receives the server's JSON log lines (debug level); default: no logs. */
+    logDestination?: { write(line: string): void };
   } = {},
 ): Promise<TestApi> {
   const dir = await mkdtemp(join(tmpdir(), 'agentry-api-'));
   const store = options.store ?? (await EmbeddedStore.open(join(dir, 'store')));
   if (options.createNamespaces === true) await ensureNamespace(store, CONTROL_NAMESPACE);
   const installationKey = await ensureInstallationKey(store, CONTROL_NAMESPACE);
-  const logger = createLogger({ level: 'silent' });
+  const logger = testLogger(options.logDestination);
   const readModel = new ReadModel(store, { controlNamespace: CONTROL_NAMESPACE, logger });
   await readModel.start();
   // Listening first: the object store's signed URLs need the server's port, and the app the store.
@@ -75,11 +112,13 @@ export async function startTestApi(
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
   const url = `http://127.0.0.1:${address.port}`;
-  const objectStore = new FilesystemObjectStore({
-    root: join(dir, 'objects'),
-    baseUrl: url,
-    signingSecret: installationKey.derive(OBJECT_STORE_URL_PURPOSE),
-  });
+  const objectStore =
+    options.objectStore ??
+    new FilesystemObjectStore({
+      root: join(dir, 'objects'),
+      baseUrl: url,
+      signingSecret: installationKey.derive(OBJECT_STORE_URL_PURPOSE),
+    });
   const app = createApiApp({
     store,
     readModel,
@@ -94,6 +133,8 @@ export async function startTestApi(
     allowPrivateWebhookTargets: options.allowPrivateWebhookTargets ?? true,
     objectStore,
     ...(options.sseKeepaliveMs === undefined ? {} : { sseKeepaliveMs: options.sseKeepaliveMs }),
+    ...(options.artifactLimits === undefined ? {} : { artifactLimits: options.artifactLimits }),
+    ...contextLakeOptions(options),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   server.on('request', app);
