@@ -32,6 +32,8 @@ function clusterRuntimes(
       disk: config.AGENTRY_WORKLOAD_DISK,
     },
     ...(config.AGENTRY_STORAGE_CLASS === undefined ? {} : { storageClassName: config.AGENTRY_STORAGE_CLASS }),
+    // Context lakes: the lake server's image (pods) or VM disk (kubevirt), and what datasets may read.
+    lake: { image: config.AGENTRY_LAKE_IMAGE, connectors: config.AGENTRY_LAKE_CONNECTORS },
   };
   const runtimes = new Map<Runtime, WorkloadRuntime>();
   if (config.AGENTRY_RUNTIMES.includes('pod'))

@@ -5,6 +5,7 @@ import { createApiApp } from '../api/app.js';
 import { ReadModel } from '../api/read-model.js';
 import { publicUrlOf } from '../platform/config.js';
 import type { Config } from '../platform/config.js';
+import type { Connector } from '../platform/lake-config/dataset-source.js';
 import { parseDuration } from '../platform/duration.js';
 import { loadExecutorCatalog } from '../platform/executor-catalog.js';
 import type { ExecutorCatalog } from '../platform/executor-catalog.js';
@@ -35,18 +36,23 @@ export interface RunningServer {
 }
 
 /**
- * `agentry runner`, started as this process was: same node, same flags, same entry point. Runners
- * run in their workspace directory, so relative module paths (an `--import` loader) are made absolute.
+ * `agentry runner` (or `agentry lake`), started as this process was: same node, same flags, same
+ * entry point. Workloads run in their own directory, so relative module paths (an `--import`
+ * loader) are made absolute.
  */
-function runnerCommandOfThisProcess(): RunnerCommand {
+function commandOfThisProcess(program: 'runner' | 'lake'): RunnerCommand {
   const flags = process.execArgv.map((arg, i) =>
     process.execArgv[i - 1] === '--import' && arg.startsWith('.') ? pathToFileURL(resolve(arg)).href : arg,
   );
   return {
     command: process.execPath,
-    args: [...flags, resolve(process.argv[1] ?? 'dist/cli/main.js'), 'runner'],
+    args: [...flags, resolve(process.argv[1] ?? 'dist/cli/main.js'), program],
   };
 }
+
+/** On one machine a lake may also read local files (`file://` datasets): the embedded default enables it. */
+const embeddedLakeConnectors = (config: Config): ReadonlySet<Connector> =>
+  new Set([...config.AGENTRY_LAKE_CONNECTORS, 'file']);
 
 /**
  * On one machine the agent CLIs use the credentials of whoever runs `agentry serve`: each executor
@@ -74,14 +80,16 @@ async function startEmbeddedOperator(
   registry: Registry,
   shared: { installationKey: InstallationKey; executors: ExecutorCatalog; objectStore: ObjectStore },
 ): Promise<{ operator: RunningOperator; runtime: ProcessRuntime }> {
-  let notify: (namespace: string, name: string) => void = () => undefined;
+  let notify: (namespace: string, name: string, program: 'runner' | 'lake') => void = () => undefined;
   const runtime = new ProcessRuntime({
     dataDir: config.AGENTRY_DATA_DIR,
-    runnerCommand: runnerCommandOfThisProcess(),
+    runnerCommand: commandOfThisProcess('runner'),
+    lakeCommand: commandOfThisProcess('lake'),
+    lakeEnv: { AGENTRY_LAKE_CONNECTORS: [...embeddedLakeConnectors(config)].join(',') },
     logger: logger.child({ component: 'process-runtime' }),
     env: { AGENTRY_LOG_LEVEL: config.AGENTRY_LOG_LEVEL },
-    onChange: (namespace, name) => {
-      notify(namespace, name);
+    onChange: (namespace, name, program) => {
+      notify(namespace, name, program);
     },
   });
   const operator = await startOperator({
@@ -96,8 +104,9 @@ async function startEmbeddedOperator(
     deletedTaskRetentionMs: parseDuration(config.AGENTRY_DELETED_TASK_RETENTION),
     webhooks: webhookDeliverySettings(config, true),
   });
-  notify = (namespace, name) => {
-    operator.notifyAgentComputer(namespace, name);
+  notify = (namespace, name, program) => {
+    if (program === 'lake') operator.notifyContextLake(namespace, name);
+    else operator.notifyAgentComputer(namespace, name);
   };
   return { operator, runtime };
 }
@@ -147,6 +156,8 @@ export async function serve(config: Config, announce: (line: string) => void): P
     allowPrivateWebhookTargets: webhookDeliverySettings(config, true).allowPrivateTargets,
     objectStore,
     publicUrl,
+    // The API accepts the datasets the lakes this process starts can load.
+    lakeConnectors: embeddedLakeConnectors(config),
     version: AGENTRY_VERSION,
     isReady: () => ready,
   });

@@ -1,5 +1,14 @@
 import type { Registry } from 'prom-client';
-import { AgentComputerType, NamespaceType, OrganizationType, SecretType, TaskType } from '../crds/index.js';
+import {
+  AgentComputerType,
+  CONTEXT_LAKE_NAME,
+  CONTEXT_LAKE_SECRET_NAME,
+  ContextLakeType,
+  NamespaceType,
+  OrganizationType,
+  SecretType,
+  TaskType,
+} from '../crds/index.js';
 import type { AgentComputer, Runtime, Task } from '../crds/index.js';
 import type { ExecutorCatalog } from '../platform/executor-catalog.js';
 import type { InstallationKey } from '../platform/installation-key.js';
@@ -15,6 +24,7 @@ import { TaskMetrics } from './tasks/task-metrics.js';
 import type { LeaderElectionConfig, ManagerExit } from './controller/index.js';
 import type { ResourceType } from '../crds/index.js';
 import { AgentComputerReconciler } from './reconcilers/agent-computer.js';
+import { ContextLakeReconciler } from './reconcilers/context-lake.js';
 import { OrganizationReconciler } from './reconcilers/organization.js';
 import {
   NetworkPolicyType,
@@ -49,6 +59,15 @@ export interface OperatorOptions {
   webhooks?: { publicUrl: string; allowPrivateTargets: boolean; retrySchedule?: number[] };
   /** Uploaded files, handed to runners as signed URLs; the API server's store. Without it, prompts naming files fail. */
   objectStore?: ObjectStore;
+  /** Context lakes run in the same runtimes (each runtime needs its lake settings: image, or the process runtime's lake command). */
+  contextLakes?: {
+    /** Parallel reconciles of context lakes. Default 2. */
+    workers?: number;
+    /** How often a lake that starts or loads is looked at again. Default 2 s. */
+    busyPollMs?: number;
+    /** How often a running lake's datasets and last query are read. Default 30 s. */
+    runningPollMs?: number;
+  };
 }
 
 export interface RunningOperator {
@@ -57,6 +76,8 @@ export interface RunningOperator {
   notifyAgentComputer(namespace: string, name: string): void;
   /** Wakes the reconciler of one task. */
   notifyTask(namespace: string, name: string): void;
+  /** Wakes the reconciler of one context lake (runtimes call it when its workload changes). */
+  notifyContextLake(namespace: string, name: string): void;
   /** Settles when the operator stops; 'lost-leadership' means the process should exit. */
   done: Promise<ManagerExit>;
   stop(): Promise<void>;
@@ -114,6 +135,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     workers: options.agentComputerWorkers ?? 4,
   });
   const tasks = addTaskController(manager, options, events);
+  const contextLakes = addContextLakeController(manager, options, events);
   if (options.webhooks !== undefined) {
     addWebhookDeliveryController(manager, {
       ...options.webhooks,
@@ -133,12 +155,50 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     notifyTask(namespace, name) {
       tasks.controller.enqueue({ namespace, name });
     },
+    notifyContextLake(namespace, name) {
+      contextLakes.enqueue({ namespace, name });
+    },
     done: manager.done,
     async stop() {
       await manager.stop();
       await tasks.followers.stopAll();
     },
   };
+}
+
+/** The ContextLake controller, woken by its lakes, their workloads' objects and their credentials Secret. */
+function addContextLakeController(
+  manager: ControllerManager,
+  options: OperatorOptions,
+  events: EventRecorder,
+): Controller {
+  const settings = options.contextLakes ?? {};
+  return manager.add({
+    name: 'contextlake',
+    for: ContextLakeType,
+    owns: ownedTypes(options.runtimes),
+    // The `${secrets:...}` values: a changed credential is pushed to the running lake.
+    watches: [
+      {
+        type: SecretType,
+        map: (secret) =>
+          secret.metadata.name === CONTEXT_LAKE_SECRET_NAME
+            ? [{ namespace: secret.metadata.namespace, name: CONTEXT_LAKE_NAME }]
+            : [],
+      },
+    ],
+    reconciler: new ContextLakeReconciler({
+      store: options.store,
+      events,
+      logger: options.logger.child({ controller: 'contextlake' }),
+      runtimes: options.runtimes,
+      defaultRuntime: options.defaultRuntime,
+      installationKey: options.installationKey,
+      ...(settings.busyPollMs === undefined ? {} : { busyPollMs: settings.busyPollMs }),
+      ...(settings.runningPollMs === undefined ? {} : { runningPollMs: settings.runningPollMs }),
+    }),
+    workers: settings.workers ?? 2,
+  });
 }
 
 /** The Task controller, woken by its tasks, by their workspaces' changes and by runner events. */

@@ -1,6 +1,7 @@
 import type { Logger } from '../../platform/log.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { EgressOptions } from './network-policy.js';
+import type { LakeWorkloadSettings } from './program-layout.js';
 
 /** Resources of a workload when its `spec.resources` leaves them unset. */
 export interface WorkloadDefaults {
@@ -25,5 +26,7 @@ export interface ClusterRuntimeOptions {
   storageClassName?: string | undefined;
   /** Egress of workloads; unset: DEFAULT_EGRESS (internet, not the cluster nor metadata). */
   egress?: EgressOptions | undefined;
+  /** Context lakes: their image (else `defaultImage`, which has `agentry lake` too) and connectors. */
+  lake?: LakeWorkloadSettings | undefined;
   logger: Logger;
 }

@@ -4,13 +4,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ObjectMetaSchema } from '../../crds/index.js';
-import type {
-  AgentComputer,
-  KubeObject,
-  ObjectMeta,
-  OwnerReference,
-  ResourceType,
-} from '../../crds/index.js';
+import type { KubeObject, ObjectMeta, OwnerReference, ResourceType } from '../../crds/index.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 
@@ -169,17 +163,17 @@ export const VirtualMachineType: ResourceType<VirtualMachine> = {
 };
 
 /** The controller reference every workload object carries, so the cluster collects it with its owner. */
-export function controllerReference(ac: AgentComputer): OwnerReference {
-  const uid = ac.metadata.uid;
+export function controllerReference(owner: KubeObject): OwnerReference {
+  const uid = owner.metadata.uid;
   if (uid === undefined || uid === '') {
     throw new Error(
-      `AgentComputer ${ac.metadata.namespace ?? ''}/${ac.metadata.name} has no uid: read it from the store before applying a runtime`,
+      `${owner.kind} ${owner.metadata.namespace ?? ''}/${owner.metadata.name} has no uid: read it from the store before applying a runtime`,
     );
   }
   return {
-    apiVersion: ac.apiVersion,
-    kind: ac.kind,
-    name: ac.metadata.name,
+    apiVersion: owner.apiVersion,
+    kind: owner.kind,
+    name: owner.metadata.name,
     uid,
     controller: true,
     blockOwnerDeletion: true,

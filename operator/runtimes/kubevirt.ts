@@ -1,11 +1,10 @@
-// The `kubevirt` runtime (DESIGN.md §3): an AgentComputer as a kubevirt.io/v1 VirtualMachine whose
-// root disk is a DataVolume (kept across hibernation and redeploys), booted with cloud-init from a
-// Secret, reached through a Service and fenced by a NetworkPolicy.
-import { stringify } from 'yaml';
+// The `kubevirt` runtime (DESIGN.md §3): a workload (an AgentComputer's runner, a ContextLake's lake
+// server) as a kubevirt.io/v1 VirtualMachine whose root disk is a DataVolume (kept across
+// hibernation and redeploys), booted with cloud-init from a Secret, reached through a Service and
+// fenced by a NetworkPolicy.
 import { secretData } from '../../crds/index.js';
-import type { AgentComputer, OwnerReference, Secret } from '../../crds/index.js';
+import type { OwnerReference, Secret } from '../../crds/index.js';
 import { SecretType } from '../../crds/index.js';
-import { TerminalError } from '../controller/types.js';
 import {
   NetworkPolicyType,
   ServiceType,
@@ -20,11 +19,13 @@ import {
 import type { Service, VirtualMachine } from './kube-types.js';
 import { runnerNetworkPolicy } from './network-policy.js';
 import type { ClusterRuntimeOptions } from './cluster-options.js';
-import { RUNNER_STATE_DIR, WORKDIR } from './pod.js';
-import { RUNNER_PORT, workloadLabels } from './types.js';
-import type { WorkloadContext, WorkloadObservation, WorkloadRuntime } from './types.js';
+import { workloadCloudConfig } from './cloud-init.js';
+import { programEnvironment } from './program-layout.js';
+import { workloadLabels, workloadProgram } from './types.js';
+import type { WorkloadContext, WorkloadObject, WorkloadObservation, WorkloadRuntime } from './types.js';
 
 export type KubevirtRuntimeOptions = ClusterRuntimeOptions;
+export { runnerCloudConfig, workloadCloudConfig } from './cloud-init.js';
 
 /** Template annotation: a new value changes the template, and a running VM is cycled to pick it up. */
 export const RESTARTED_AT_ANNOTATION = 'agentry.dev/restarted-at';
@@ -33,75 +34,27 @@ export const REDEPLOYING_ANNOTATION = 'agentry.dev/redeploying';
 /** Test-only: copied from the AgentComputer to the VM, where the fake virt-controller fails on it. */
 export const FAIL_LABEL = 'agentry_fail';
 
-export function kubevirtWorkloadNames(ac: AgentComputer): {
+/**
+ * The names of the objects made for one workload. An AgentComputer's VM is named after it; a
+ * ContextLake's is `<name>-lake`, and its disk, cloud-init and Service follow, so the kinds never collide.
+ */
+export function kubevirtWorkloadNames(object: WorkloadObject): {
   vm: string;
   disk: string;
   cloudInit: string;
   service: string;
   policy: string;
 } {
-  const { name } = ac.metadata;
+  const { name } = object.metadata;
+  const program = workloadProgram(object);
+  const vm = program.name === 'runner' ? name : `${name}-${program.name}`;
   return {
-    vm: name,
-    disk: `${name}-disk`,
-    cloudInit: `${name}-cloud-init`,
-    service: serviceName(name, 'runner'),
-    policy: `${name}-runner`,
+    vm,
+    disk: `${vm}-disk`,
+    cloudInit: `${vm}-cloud-init`,
+    service: serviceName(name, program.name),
+    policy: `${name}-${program.name}`,
   };
-}
-
-const SYSTEMD_UNIT = `[Unit]
-Description=Agentry runner
-Wants=network-online.target
-After=network-online.target
-
-[Service]
-User=agentry
-EnvironmentFile=/etc/agentry/runner.env
-WorkingDirectory=${WORKDIR}
-ExecStart=/usr/bin/env agentry runner
-Restart=always
-RestartSec=2
-
-[Install]
-WantedBy=multi-user.target
-`;
-
-/**
- * The guest's cloud-init: the token in a root-only environment file that systemd reads for the
- * runner's unit. cloud-init writes files once per instance, so the file holds the token of the first
- * boot; a token rotation needs a new disk or another channel.
- */
-export function runnerCloudConfig(token: string): string {
-  // The file is a systemd EnvironmentFile: a token with quotes, spaces or `\` would be misread.
-  if (!/^[A-Za-z0-9._~+/=-]+$/.test(token)) {
-    throw new TerminalError('the runner token has characters a systemd environment file cannot hold');
-  }
-  const config = {
-    users: ['default', { name: 'agentry', gecos: 'Agentry runner', shell: '/bin/bash', lock_passwd: true }],
-    write_files: [
-      {
-        path: '/etc/agentry/runner.env',
-        owner: 'root:root',
-        permissions: '0600',
-        // The state directory is on the VM's root disk, which persists through hibernation.
-        content: `AGENTRY_RUNNER_TOKEN=${token}\nAGENTRY_RUNNER_PORT=${RUNNER_PORT}\nAGENTRY_RUNNER_WORKDIR=${WORKDIR}\nAGENTRY_RUNNER_STATE_DIR=${RUNNER_STATE_DIR}\n`,
-      },
-      {
-        path: '/etc/systemd/system/agentry-runner.service',
-        owner: 'root:root',
-        permissions: '0644',
-        content: SYSTEMD_UNIT,
-      },
-    ],
-    runcmd: [
-      ['install', '-d', '-o', 'agentry', '-g', 'agentry', WORKDIR],
-      ['install', '-d', '-m', '0700', '-o', 'agentry', '-g', 'agentry', RUNNER_STATE_DIR],
-      ['systemctl', 'daemon-reload'],
-      ['systemctl', 'enable', '--now', 'agentry-runner.service'],
-    ],
-  };
-  return `#cloud-config\n${stringify(config)}`;
 }
 
 /** The DataVolume source of an image: `pvc:<namespace>/<name>` clones a PVC, anything else is pulled. */
@@ -127,12 +80,12 @@ function vmState(vm: VirtualMachine): {
 
 /** What the VM's run strategy must be now; `redeploying` set while a redeploy keeps it halted. */
 export function planRunStrategy(
-  ac: AgentComputer,
+  object: WorkloadObject,
   existing: VirtualMachine | undefined,
 ): { runStrategy: 'Always' | 'Halted'; redeploying?: string } {
-  if (ac.spec.operatingMode === 'Hibernated') return { runStrategy: 'Halted' };
+  if (object.spec.operatingMode === 'Hibernated') return { runStrategy: 'Halted' };
   if (existing === undefined) return { runStrategy: 'Always' };
-  const wanted = ac.spec.restartedAt ?? '';
+  const wanted = object.spec.restartedAt ?? '';
   const printable = existing.status?.printableStatus;
   const { stopped, startedFor, redeploying } = vmState(existing);
   if (redeploying !== undefined) {
@@ -202,16 +155,17 @@ function hibernation(
 
 /** What the VM says about the workload, given what apply asked of it. */
 export function observeVm(
-  ac: AgentComputer,
+  object: WorkloadObject,
   vm: VirtualMachine,
   where: { endpoint: string; image: string; disk: string },
 ): WorkloadObservation {
+  const program = workloadProgram(object);
   const printable = vm.status?.printableStatus;
   const running = printable === 'Running';
   const ready = running && vm.status?.ready === true;
   const base = { provisioned: true, running, sandboxId: vm.metadata.name, endpoint: where.endpoint };
   const state = printable ?? 'being created';
-  if (ac.spec.operatingMode === 'Hibernated') return hibernation(base, printable);
+  if (object.spec.operatingMode === 'Hibernated') return hibernation(base, printable);
   if (vm.metadata.annotations?.[REDEPLOYING_ANNOTATION] !== undefined) {
     return {
       ...base,
@@ -224,9 +178,10 @@ export function observeVm(
   if (provisionError !== undefined) {
     return { ...base, ready: false, provisionError, reason: 'ProvisionFailed', message: provisionError };
   }
-  if (ready) return { ...base, ready, reason: 'RunnerReady', message: `VM ${vm.metadata.name} is ready` };
+  if (ready)
+    return { ...base, ready, reason: program.readyReason, message: `VM ${vm.metadata.name} is ready` };
   const message = running
-    ? `VM ${vm.metadata.name} is running; waiting for the runner to listen on port ${RUNNER_PORT}`
+    ? `VM ${vm.metadata.name} is running; waiting for the ${program.noun} to listen on port ${program.port}`
     : `VM ${vm.metadata.name} is ${state}; waiting for it to run`;
   return { ...base, ready, reason: running ? 'Starting' : 'Provisioning', message };
 }
@@ -237,31 +192,32 @@ export class KubevirtRuntime implements WorkloadRuntime {
   constructor(private readonly options: KubevirtRuntimeOptions) {}
 
   async apply(
-    ac: AgentComputer,
+    object: WorkloadObject,
     context: WorkloadContext,
     signal: AbortSignal,
   ): Promise<WorkloadObservation> {
-    const owner = controllerReference(ac);
-    const names = kubevirtWorkloadNames(ac);
-    const namespace = namespaceOf(ac);
+    const owner = controllerReference(object);
+    const program = workloadProgram(object);
+    const names = kubevirtWorkloadNames(object);
+    const namespace = namespaceOf(object);
     const { store } = this.options;
     this.logWrite(
-      await ensureObject(store, SecretType, this.cloudInit(ac, context, owner), { merge: 'replace' }),
+      await ensureObject(store, SecretType, this.cloudInit(object, context, owner), { merge: 'replace' }),
     );
-    this.logWrite(await ensureObject(store, ServiceType, this.service(ac, owner), { merge: 'deep' }));
+    this.logWrite(await ensureObject(store, ServiceType, this.service(object, owner), { merge: 'deep' }));
     const policy = runnerNetworkPolicy({
       name: names.policy,
       namespace,
-      labels: workloadLabels(ac),
+      labels: workloadLabels(object),
       ownerReferences: [owner],
       controlNamespace: this.options.controlNamespace,
-      port: RUNNER_PORT,
+      port: program.port,
       egress: this.options.egress,
     });
     this.logWrite(await ensureObject(store, NetworkPolicyType, policy, { merge: 'replace' }));
     signal.throwIfAborted();
     const existing = await store.get(VirtualMachineType, namespace, names.vm);
-    const desired = this.virtualMachine(ac, owner, planRunStrategy(ac, existing));
+    const desired = this.virtualMachine(object, owner, planRunStrategy(object, existing));
     const written = await ensureObject(store, VirtualMachineType, desired, {
       merge: 'deep',
       managedAnnotations: [REDEPLOYING_ANNOTATION],
@@ -272,17 +228,17 @@ export class KubevirtRuntime implements WorkloadRuntime {
       }),
     });
     this.logWrite(written);
-    const endpoint = serviceEndpoint(names.service, namespace, RUNNER_PORT);
-    return observeVm(ac, written.object, { endpoint, image: this.image(ac), disk: names.disk });
+    const endpoint = serviceEndpoint(names.service, namespace, program.port);
+    return observeVm(object, written.object, { endpoint, image: this.image(object), disk: names.disk });
   }
 
   /** Owner references collect everything (KubeVirt makes the DataVolume the VM's); this is faster. */
-  async remove(ac: AgentComputer): Promise<void> {
-    const { uid } = ac.metadata;
+  async remove(object: WorkloadObject): Promise<void> {
+    const { uid } = object.metadata;
     if (uid === undefined) return;
     const { store } = this.options;
-    const namespace = namespaceOf(ac);
-    const names = kubevirtWorkloadNames(ac);
+    const namespace = namespaceOf(object);
+    const names = kubevirtWorkloadNames(object);
     await deleteControlled(store, VirtualMachineType, namespace, names.vm, uid);
     await deleteControlled(store, ServiceType, namespace, names.service, uid);
     await deleteControlled(store, NetworkPolicyType, namespace, names.policy, uid);
@@ -301,60 +257,68 @@ export class KubevirtRuntime implements WorkloadRuntime {
     );
   }
 
-  private image(ac: AgentComputer): string {
-    return ac.spec.resources?.image ?? this.options.defaultImage;
+  private image(object: WorkloadObject): string {
+    const lakeImage = workloadProgram(object).name === 'lake' ? this.options.lake?.image : undefined;
+    return object.spec.resources?.image ?? lakeImage ?? this.options.defaultImage;
   }
 
-  private cloudInit(ac: AgentComputer, context: WorkloadContext, owner: OwnerReference): Secret {
+  private cloudConfig(object: WorkloadObject, token: string): string {
+    const program = workloadProgram(object);
+    const cpu = object.spec.resources?.cpu ?? this.options.defaults.cpu;
+    return workloadCloudConfig(program, token, programEnvironment(program, this.options.lake, { cpu }));
+  }
+
+  private cloudInit(object: WorkloadObject, context: WorkloadContext, owner: OwnerReference): Secret {
     return {
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: {
-        name: kubevirtWorkloadNames(ac).cloudInit,
-        namespace: namespaceOf(ac),
-        labels: workloadLabels(ac),
+        name: kubevirtWorkloadNames(object).cloudInit,
+        namespace: namespaceOf(object),
+        labels: workloadLabels(object),
         ownerReferences: [owner],
       },
       type: 'Opaque',
       // Inline userData is capped at 2 KB and would put the token into the VM spec: a Secret does neither.
-      data: secretData({ userdata: runnerCloudConfig(context.token) }),
+      data: secretData({ userdata: this.cloudConfig(object, context.token) }),
     };
   }
 
-  private service(ac: AgentComputer, owner: OwnerReference): Service {
+  private service(object: WorkloadObject, owner: OwnerReference): Service {
+    const program = workloadProgram(object);
     return {
       apiVersion: 'v1',
       kind: 'Service',
       metadata: {
-        name: kubevirtWorkloadNames(ac).service,
-        namespace: namespaceOf(ac),
-        labels: workloadLabels(ac),
+        name: kubevirtWorkloadNames(object).service,
+        namespace: namespaceOf(object),
+        labels: workloadLabels(object),
         ownerReferences: [owner],
       },
       spec: {
         type: 'ClusterIP',
         // The VM's template labels reach its virt-launcher pod, which forwards the port (masquerade).
-        selector: workloadLabels(ac),
-        ports: [{ name: 'runner', protocol: 'TCP', port: RUNNER_PORT, targetPort: RUNNER_PORT }],
+        selector: workloadLabels(object),
+        ports: [{ name: program.name, protocol: 'TCP', port: program.port, targetPort: program.port }],
       },
     };
   }
 
   private virtualMachine(
-    ac: AgentComputer,
+    object: WorkloadObject,
     owner: OwnerReference,
     plan: { runStrategy: 'Always' | 'Halted'; redeploying?: string },
   ): VirtualMachine {
-    const names = kubevirtWorkloadNames(ac);
-    const fail = ac.metadata.labels?.[FAIL_LABEL];
-    const { restartedAt } = ac.spec;
+    const names = kubevirtWorkloadNames(object);
+    const fail = object.metadata.labels?.[FAIL_LABEL];
+    const { restartedAt } = object.spec;
     return {
       apiVersion: 'kubevirt.io/v1',
       kind: 'VirtualMachine',
       metadata: {
         name: names.vm,
-        namespace: namespaceOf(ac),
-        labels: { ...workloadLabels(ac), ...(fail === undefined ? {} : { [FAIL_LABEL]: fail }) },
+        namespace: namespaceOf(object),
+        labels: { ...workloadLabels(object), ...(fail === undefined ? {} : { [FAIL_LABEL]: fail }) },
         ...(plan.redeploying === undefined
           ? {}
           : { annotations: { [REDEPLOYING_ANNOTATION]: plan.redeploying } }),
@@ -362,43 +326,43 @@ export class KubevirtRuntime implements WorkloadRuntime {
       },
       spec: {
         runStrategy: plan.runStrategy,
-        dataVolumeTemplates: [this.diskTemplate(ac)],
+        dataVolumeTemplates: [this.diskTemplate(object)],
         template: {
           metadata: {
-            labels: { ...workloadLabels(ac), 'kubevirt.io/domain': names.vm },
+            labels: { ...workloadLabels(object), 'kubevirt.io/domain': names.vm },
             ...(restartedAt === undefined ? {} : { annotations: { [RESTARTED_AT_ANNOTATION]: restartedAt } }),
           },
-          spec: this.vmiSpec(ac),
+          spec: this.vmiSpec(object),
         },
       },
     };
   }
 
   /** The root disk, which KubeVirt creates once and keeps while the VM exists (hibernated too). */
-  private diskTemplate(ac: AgentComputer): Record<string, unknown> {
+  private diskTemplate(object: WorkloadObject): Record<string, unknown> {
     const { storageClassName, defaults } = this.options;
     return {
-      metadata: { name: kubevirtWorkloadNames(ac).disk, labels: workloadLabels(ac) },
+      metadata: { name: kubevirtWorkloadNames(object).disk, labels: workloadLabels(object) },
       spec: {
         // `storage`, not `pvc`: CDI fills access and volume modes from the class's StorageProfile.
         storage: {
-          resources: { requests: { storage: ac.spec.resources?.disk ?? defaults.disk } },
+          resources: { requests: { storage: object.spec.resources?.disk ?? defaults.disk } },
           ...(storageClassName === undefined ? {} : { storageClassName }),
         },
-        source: diskSource(this.image(ac)),
+        source: diskSource(this.image(object)),
       },
     };
   }
 
-  private vmiSpec(ac: AgentComputer): Record<string, unknown> {
+  private vmiSpec(object: WorkloadObject): Record<string, unknown> {
     const { defaults } = this.options;
-    const names = kubevirtWorkloadNames(ac);
-    const cpu = quantityValue(ac.spec.resources?.cpu ?? defaults.cpu);
+    const names = kubevirtWorkloadNames(object);
+    const cpu = quantityValue(object.spec.resources?.cpu ?? defaults.cpu);
     return {
       domain: {
         // Whole cores: a guest cannot have half a CPU.
         cpu: { cores: Number.isFinite(cpu) ? Math.max(1, Math.ceil(cpu)) : 1 },
-        memory: { guest: ac.spec.resources?.memory ?? defaults.memory },
+        memory: { guest: object.spec.resources?.memory ?? defaults.memory },
         devices: {
           disks: [
             { name: 'rootdisk', disk: { bus: 'virtio' } },
@@ -413,14 +377,18 @@ export class KubevirtRuntime implements WorkloadRuntime {
         { name: 'cloudinitdisk', cloudInitNoCloud: { secretRef: { name: names.cloudInit } } },
       ],
       // TCP, as in the pod runtime: the runner's HTTP endpoints all require its token.
-      readinessProbe: { tcpSocket: { port: RUNNER_PORT }, initialDelaySeconds: 10, periodSeconds: 5 },
+      readinessProbe: {
+        tcpSocket: { port: workloadProgram(object).port },
+        initialDelaySeconds: 10,
+        periodSeconds: 5,
+      },
       terminationGracePeriodSeconds: 30,
     };
   }
 }
 
-function namespaceOf(ac: AgentComputer): string {
-  const { namespace } = ac.metadata;
-  if (namespace === undefined) throw new Error(`AgentComputer ${ac.metadata.name} has no namespace`);
+function namespaceOf(object: WorkloadObject): string {
+  const { namespace } = object.metadata;
+  if (namespace === undefined) throw new Error(`${object.kind} ${object.metadata.name} has no namespace`);
   return namespace;
 }

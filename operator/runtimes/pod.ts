@@ -1,6 +1,7 @@
-// The `pod` runtime (DESIGN.md §3): an AgentComputer as a Pod, a PVC for /code, a Service and a
-// NetworkPolicy. Hibernate deletes the Pod and keeps the rest; a redeploy is a new Pod on the same disk.
-import type { AgentComputer, OwnerReference } from '../../crds/index.js';
+// The `pod` runtime (DESIGN.md §3): a workload (an AgentComputer's runner, a ContextLake's lake
+// server) as a Pod, a PVC for its disk, a Service and a NetworkPolicy. Hibernate deletes the Pod and
+// keeps the rest; a redeploy is a new Pod on the same disk.
+import type { OwnerReference } from '../../crds/index.js';
 import { isStoreError } from '../../platform/store/types.js';
 import {
   PersistentVolumeClaimType,
@@ -20,46 +21,56 @@ import {
 import type { PersistentVolumeClaim, Pod, Service } from './kube-types.js';
 import { runnerNetworkPolicy } from './network-policy.js';
 import type { ClusterRuntimeOptions, WorkloadDefaults } from './cluster-options.js';
-import { RUNNER_PORT, workloadLabels } from './types.js';
-import type { WorkloadContext, WorkloadObservation, WorkloadRuntime } from './types.js';
+import { podDiskMounts, programEnvironment } from './program-layout.js';
+import { RUNNER_PROGRAM, workloadLabels, workloadProgram } from './types.js';
+import type {
+  WorkloadContext,
+  WorkloadObject,
+  WorkloadObservation,
+  WorkloadProgram,
+  WorkloadRuntime,
+} from './types.js';
 
 export type { WorkloadDefaults } from './cluster-options.js';
 export type PodRuntimeOptions = ClusterRuntimeOptions;
 
-/** Where the disk is mounted, the runner's working directory. */
-export const WORKDIR = '/code';
-/** Where the runner keeps task event logs and prompt records (AGENTRY_RUNNER_STATE_DIR). */
-export const RUNNER_STATE_DIR = '/var/lib/agentry-runner';
+export { RUNNER_STATE_DIR, WORKDIR } from './program-layout.js';
 /** Pod annotation: digest of the pod spec, so a changed image or size replaces the pod. */
 export const TEMPLATE_HASH_ANNOTATION = 'agentry.dev/template-hash';
-/** The uid and gid the runner runs as, and the group that owns the disk. */
-const RUNNER_UID = 1000;
+/** The uid and gid the program runs as, and the group that owns the disk. */
+const WORKLOAD_UID = 1000;
 
-/** The names of the objects made for one AgentComputer. */
-export function podWorkloadNames(ac: AgentComputer): {
+/**
+ * The names of the objects made for one workload: `<name>-runner...` for an AgentComputer,
+ * `<name>-lake...` for a ContextLake, so the two kinds never collide on a name.
+ */
+export function podWorkloadNames(object: WorkloadObject): {
   disk: string;
   service: string;
   policy: string;
   pod: string;
 } {
-  const { name } = ac.metadata;
+  const { name } = object.metadata;
+  const program = workloadProgram(object);
   return {
-    disk: `${name}-disk`,
-    service: serviceName(name, 'runner'),
-    policy: `${name}-runner`,
+    disk: program.name === 'runner' ? `${name}-disk` : `${name}-${program.name}-disk`,
+    service: serviceName(name, program.name),
+    policy: `${name}-${program.name}`,
     // A redeploy (new restartedAt) makes a new name, so the old pod and the new never share one.
-    pod: `${name}-runner-${shortHash(ac.spec.restartedAt ?? 'initial')}`,
+    pod: `${name}-${program.name}-${shortHash(object.spec.restartedAt ?? 'initial')}`,
   };
 }
 
-const WAITING_HINTS: Record<string, (image: string, context: WorkloadContext) => string> = {
+type WaitingHint = (image: string, context: WorkloadContext, program: WorkloadProgram) => string;
+
+const WAITING_HINTS: Record<string, WaitingHint> = {
   ErrImagePull: (image) => `the image ${image} could not be pulled; check spec.resources.image`,
   ImagePullBackOff: (image) => `the image ${image} could not be pulled; check spec.resources.image`,
   InvalidImageName: (image) => `${image} is not a valid image name; check spec.resources.image`,
-  CrashLoopBackOff: (image) =>
-    `the runner in ${image} keeps exiting; the image must have \`agentry\` on its PATH and run as a non-root user`,
-  CreateContainerConfigError: (_image, context) =>
-    `the container cannot be configured; the runner token Secret ${context.tokenSecretName} may be missing`,
+  CrashLoopBackOff: (image, _context, program) =>
+    `the ${program.noun} in ${image} keeps exiting; the image must have \`agentry\` on its PATH and run as a non-root user`,
+  CreateContainerConfigError: (_image, context, program) =>
+    `the container cannot be configured; the ${program.noun} token Secret ${context.tokenSecretName} may be missing`,
   CreateContainerError: (image) => `the container of ${image} cannot be created`,
 };
 
@@ -71,13 +82,13 @@ type ContainerStatus = NonNullable<NonNullable<Pod['status']>['containerStatuses
 const imageOf = (pod: Pod, status: ContainerStatus): string =>
   pod.spec.containers.find((c) => c.name === status.name)?.image ?? status.image ?? 'unknown';
 
-function containerError(pod: Pod, context: WorkloadContext): string | undefined {
+function containerError(pod: Pod, context: WorkloadContext, program: WorkloadProgram): string | undefined {
   const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
   for (const status of statuses) {
     const reason = status.state?.waiting?.reason ?? '';
     const hint = WAITING_HINTS[reason];
     if (hint !== undefined) {
-      return `Pod cannot start: ${reason} — ${hint(imageOf(pod, status), context)}${detail(status.state?.waiting?.message)}`;
+      return `Pod cannot start: ${reason} — ${hint(imageOf(pod, status), context, program)}${detail(status.state?.waiting?.message)}`;
     }
   }
   return undefined;
@@ -90,13 +101,21 @@ function schedulingError(pod: Pod): string | undefined {
 }
 
 /** Why the pod cannot start without a change to the spec or the cluster; undefined while it may. */
-export const podProvisionError = (pod: Pod, context: WorkloadContext): string | undefined =>
-  containerError(pod, context) ?? schedulingError(pod);
+export const podProvisionError = (
+  pod: Pod,
+  context: WorkloadContext,
+  program: WorkloadProgram = RUNNER_PROGRAM,
+): string | undefined => containerError(pod, context, program) ?? schedulingError(pod);
 
 /** What one pod of the current deployment says about the workload. */
-export function observePod(pod: Pod, endpoint: string, context: WorkloadContext): WorkloadObservation {
+export function observePod(
+  pod: Pod,
+  endpoint: string,
+  context: WorkloadContext,
+  program: WorkloadProgram = RUNNER_PROGRAM,
+): WorkloadObservation {
   const base = { provisioned: true, sandboxId: pod.metadata.name, endpoint };
-  const provisionError = podProvisionError(pod, context);
+  const provisionError = podProvisionError(pod, context, program);
   const running = pod.status?.phase === 'Running';
   const ready =
     running && pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
@@ -111,9 +130,15 @@ export function observePod(pod: Pod, endpoint: string, context: WorkloadContext)
     };
   }
   if (ready)
-    return { ...base, running, ready, reason: 'RunnerReady', message: `Pod ${pod.metadata.name} is ready` };
+    return {
+      ...base,
+      running,
+      ready,
+      reason: program.readyReason,
+      message: `Pod ${pod.metadata.name} is ready`,
+    };
   const message = running
-    ? `Pod ${pod.metadata.name} is running; waiting for the runner to listen on port ${RUNNER_PORT}`
+    ? `Pod ${pod.metadata.name} is running; waiting for the ${program.noun} to listen on port ${program.port}`
     : `Pod ${pod.metadata.name} is ${pod.status?.phase ?? 'being created'}; waiting for it to run`;
   return { ...base, running, ready, reason: running ? 'Starting' : 'Provisioning', message };
 }
@@ -133,61 +158,62 @@ export class PodRuntime implements WorkloadRuntime {
   constructor(private readonly options: PodRuntimeOptions) {}
 
   async apply(
-    ac: AgentComputer,
+    object: WorkloadObject,
     context: WorkloadContext,
     signal: AbortSignal,
   ): Promise<WorkloadObservation> {
-    const owner = controllerReference(ac);
-    const names = podWorkloadNames(ac);
-    const namespace = this.namespaceOf(ac);
-    await this.ensureDisk(ac, owner);
-    await this.ensure('service', () =>
-      ensureObject(this.options.store, ServiceType, this.service(ac, owner), { merge: 'deep' }),
+    const owner = controllerReference(object);
+    const program = workloadProgram(object);
+    const names = podWorkloadNames(object);
+    const namespace = namespaceOf(object);
+    await this.ensureDisk(object, owner);
+    await this.ensure(program, 'service', () =>
+      ensureObject(this.options.store, ServiceType, this.service(object, owner), { merge: 'deep' }),
     );
     const policy = runnerNetworkPolicy({
       name: names.policy,
       namespace,
-      labels: workloadLabels(ac),
+      labels: workloadLabels(object),
       ownerReferences: [owner],
       controlNamespace: this.options.controlNamespace,
-      port: RUNNER_PORT,
+      port: program.port,
       egress: this.options.egress,
     });
-    await this.ensure('policy', () =>
+    await this.ensure(program, 'policy', () =>
       ensureObject(this.options.store, NetworkPolicyType, policy, { merge: 'replace' }),
     );
     signal.throwIfAborted();
-    const endpoint = serviceEndpoint(names.service, namespace, RUNNER_PORT);
-    const pods = await this.ownedPods(ac, owner.uid);
-    if (ac.spec.operatingMode === 'Hibernated') return this.hibernate(pods, endpoint);
-    return this.run(ac, context, owner, pods, endpoint);
+    const endpoint = serviceEndpoint(names.service, namespace, program.port);
+    const pods = await this.ownedPods(object, owner.uid);
+    if (object.spec.operatingMode === 'Hibernated') return this.hibernate(pods, endpoint);
+    return this.run(object, context, owner, pods, endpoint);
   }
 
-  /** Owner references collect everything too; deleting here stops the runner without waiting for GC. */
-  async remove(ac: AgentComputer): Promise<void> {
-    const { uid } = ac.metadata;
+  /** Owner references collect everything too; deleting here stops the program without waiting for GC. */
+  async remove(object: WorkloadObject): Promise<void> {
+    const { uid } = object.metadata;
     if (uid === undefined) return;
     const { store } = this.options;
-    const namespace = this.namespaceOf(ac);
-    const names = podWorkloadNames(ac);
-    for (const pod of await this.ownedPods(ac, uid)) await deleteIfOwned(store, PodType, pod);
+    const namespace = namespaceOf(object);
+    const names = podWorkloadNames(object);
+    for (const pod of await this.ownedPods(object, uid)) await deleteIfOwned(store, PodType, pod);
     await deleteControlled(store, ServiceType, namespace, names.service, uid);
     await deleteControlled(store, NetworkPolicyType, namespace, names.policy, uid);
     await deleteControlled(store, PersistentVolumeClaimType, namespace, names.disk, uid);
   }
 
   private async run(
-    ac: AgentComputer,
+    object: WorkloadObject,
     context: WorkloadContext,
     owner: OwnerReference,
     pods: Pod[],
     endpoint: string,
   ): Promise<WorkloadObservation> {
-    const desired = this.pod(ac, context, owner);
+    const desired = this.pod(object, context, owner);
     const stale = pods.filter((pod) => isStale(pod, desired));
     if (stale.length > 0) {
-      // The disk is ReadWriteOnce and the runner keeps its event log on it: one runner at a time, so
-      // the new pod waits until every old one is gone.
+      // The disk is ReadWriteOnce and the program keeps its state on it: one pod at a time, so the
+      // new pod waits until every old one is gone.
       await this.deletePods(stale);
       const names = stale.map((pod) => pod.metadata.name).join(', ');
       return {
@@ -201,7 +227,7 @@ export class PodRuntime implements WorkloadRuntime {
     }
     const current =
       pods.find((pod) => pod.metadata.name === desired.metadata.name) ?? (await this.createPod(desired));
-    return observePod(current, endpoint, context);
+    return observePod(current, endpoint, context, workloadProgram(object));
   }
 
   private async hibernate(pods: Pod[], endpoint: string): Promise<WorkloadObservation> {
@@ -217,85 +243,82 @@ export class PodRuntime implements WorkloadRuntime {
   private async deletePods(pods: Pod[]): Promise<void> {
     for (const pod of pods) {
       if (pod.metadata.deletionTimestamp !== undefined) continue;
-      this.options.logger.info(
-        { pod: pod.metadata.name, namespace: pod.metadata.namespace },
-        'deleting runner pod',
-      );
+      this.options.logger.info({ pod: pod.metadata.name, namespace: pod.metadata.namespace }, 'deleting pod');
       await deleteIfOwned(this.options.store, PodType, pod);
     }
   }
 
   private async createPod(desired: Pod): Promise<Pod> {
     const { namespace, name } = desired.metadata;
-    this.options.logger.info({ pod: name, namespace }, 'creating runner pod');
+    this.options.logger.info({ pod: name, namespace }, 'creating pod');
     try {
       return await this.options.store.create(PodType, desired);
     } catch (err) {
-      throw new Error(`creating runner pod ${namespace ?? ''}/${name}`, { cause: err });
+      throw new Error(`creating pod ${namespace ?? ''}/${name}`, { cause: err });
     }
   }
 
-  private async ownedPods(ac: AgentComputer, uid: string): Promise<Pod[]> {
+  private async ownedPods(object: WorkloadObject, uid: string): Promise<Pod[]> {
     const { items } = await this.options.store.list(PodType, {
-      namespace: this.namespaceOf(ac),
-      labelSelector: `agentry.dev/agent-computer=${ac.metadata.name}`,
+      namespace: namespaceOf(object),
+      labelSelector: `${workloadProgram(object).ownerLabel}=${object.metadata.name}`,
     });
     return items.filter((pod) =>
       pod.metadata.ownerReferences?.some((ref) => ref.controller === true && ref.uid === uid),
     );
   }
 
-  private async ensure(what: string, write: () => Promise<{ wrote: string }>): Promise<void> {
+  private async ensure(
+    program: WorkloadProgram,
+    what: string,
+    write: () => Promise<{ wrote: string }>,
+  ): Promise<void> {
     const { wrote } = await write();
-    if (wrote !== 'unchanged') this.options.logger.info({ object: what, wrote }, `runner ${what} ${wrote}`);
+    if (wrote !== 'unchanged')
+      this.options.logger.info({ object: what, wrote }, `${program.noun} ${what} ${wrote}`);
   }
 
-  private namespaceOf(ac: AgentComputer): string {
-    const { namespace } = ac.metadata;
-    if (namespace === undefined) throw new Error(`AgentComputer ${ac.metadata.name} has no namespace`);
-    return namespace;
-  }
-
-  private resources(ac: AgentComputer): WorkloadDefaults & { image: string } {
-    const { defaults, defaultImage } = this.options;
-    const r = ac.spec.resources;
+  private resources(object: WorkloadObject): WorkloadDefaults & { image: string } {
+    const { defaults, defaultImage, lake } = this.options;
+    const r = object.spec.resources;
+    const programImage = workloadProgram(object).name === 'lake' ? lake?.image : undefined;
     return {
       cpu: r?.cpu ?? defaults.cpu,
       memory: r?.memory ?? defaults.memory,
       disk: r?.disk ?? defaults.disk,
-      image: r?.image ?? defaultImage,
+      image: r?.image ?? programImage ?? defaultImage,
     };
   }
 
-  private disk(ac: AgentComputer, owner: OwnerReference): PersistentVolumeClaim {
+  private disk(object: WorkloadObject, owner: OwnerReference): PersistentVolumeClaim {
     const { storageClassName } = this.options;
     return {
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',
       metadata: {
-        name: podWorkloadNames(ac).disk,
-        namespace: this.namespaceOf(ac),
-        labels: workloadLabels(ac),
+        name: podWorkloadNames(object).disk,
+        namespace: namespaceOf(object),
+        labels: workloadLabels(object),
         ownerReferences: [owner],
       },
       spec: {
         accessModes: ['ReadWriteOnce'],
-        resources: { requests: { storage: this.resources(ac).disk } },
+        resources: { requests: { storage: this.resources(object).disk } },
         ...(storageClassName === undefined ? {} : { storageClassName }),
       },
     };
   }
 
   /** The claim with our labels and owner; its spec is immutable but for the size, grown apart. */
-  private async ensureDisk(ac: AgentComputer, owner: OwnerReference): Promise<void> {
-    const desired = this.disk(ac, owner);
+  private async ensureDisk(object: WorkloadObject, owner: OwnerReference): Promise<void> {
+    const desired = this.disk(object, owner);
     const written = await ensureObject(this.options.store, PersistentVolumeClaimType, desired, {
       merge: 'deep',
       owned: () => ({ ...desired, spec: {} }),
     });
     if (written.wrote === 'created')
-      this.options.logger.info({ pvc: desired.metadata.name }, 'runner disk created');
-    else await this.growDisk(written.object, this.resources(ac).disk);
+      this.options.logger.info({ pvc: desired.metadata.name }, 'workload disk created');
+    else await this.growDisk(written.object, this.resources(object).disk);
   }
 
   /** A claim never shrinks; growing it needs a storage class that allows expansion. */
@@ -307,95 +330,103 @@ export class PodRuntime implements WorkloadRuntime {
     const grown = deepMerge(pvc, { spec: { resources: { requests: { storage: wanted } } } });
     try {
       await store.replace(PersistentVolumeClaimType, PersistentVolumeClaimType.schema.parse(grown));
-      logger.info(log, 'runner disk grown');
+      logger.info(log, 'workload disk grown');
     } catch (err) {
       // Refused (a static volume, a class without expansion): the workload runs on the disk it has.
       if (!isStoreError(err, 'Forbidden') && !isStoreError(err, 'Invalid')) {
         throw new Error(`growing PersistentVolumeClaim ${pvc.metadata.name} to ${wanted}`, { cause: err });
       }
-      logger.warn({ ...log, err }, 'runner disk cannot grow');
+      logger.warn({ ...log, err }, 'workload disk cannot grow');
     }
   }
 
-  private service(ac: AgentComputer, owner: OwnerReference): Service {
+  private service(object: WorkloadObject, owner: OwnerReference): Service {
+    const program = workloadProgram(object);
     return {
       apiVersion: 'v1',
       kind: 'Service',
       metadata: {
-        name: podWorkloadNames(ac).service,
-        namespace: this.namespaceOf(ac),
-        labels: workloadLabels(ac),
+        name: podWorkloadNames(object).service,
+        namespace: namespaceOf(object),
+        labels: workloadLabels(object),
         ownerReferences: [owner],
       },
       spec: {
         type: 'ClusterIP',
-        selector: workloadLabels(ac),
-        ports: [{ name: 'runner', protocol: 'TCP', port: RUNNER_PORT, targetPort: RUNNER_PORT }],
+        selector: workloadLabels(object),
+        ports: [{ name: program.name, protocol: 'TCP', port: program.port, targetPort: program.port }],
       },
     };
   }
 
-  private pod(ac: AgentComputer, context: WorkloadContext, owner: OwnerReference): Pod {
-    const { cpu, memory, image } = this.resources(ac);
-    const names = podWorkloadNames(ac);
+  private pod(object: WorkloadObject, context: WorkloadContext, owner: OwnerReference): Pod {
+    const resources = this.resources(object);
+    const { cpu, memory, image } = resources;
+    const program = workloadProgram(object);
+    const names = podWorkloadNames(object);
+    const disk = podDiskMounts(program);
+    const env = Object.entries(programEnvironment(program, this.options.lake, resources)).map(
+      ([name, value]) => ({ name, value }),
+    );
     const spec = {
       automountServiceAccountToken: false,
-      // Service environment variables would list the namespace's other services to the agent.
+      // Service environment variables would list the namespace's other services to the workload.
       enableServiceLinks: false,
       restartPolicy: 'Always',
       securityContext: {
         runAsNonRoot: true,
-        runAsUser: RUNNER_UID,
-        runAsGroup: RUNNER_UID,
-        fsGroup: RUNNER_UID,
+        runAsUser: WORKLOAD_UID,
+        runAsGroup: WORKLOAD_UID,
+        fsGroup: WORKLOAD_UID,
         seccompProfile: { type: 'RuntimeDefault' },
       },
       containers: [
         {
-          name: 'runner',
+          name: program.name,
           image,
-          command: ['agentry', 'runner'],
-          ports: [{ name: 'runner', containerPort: RUNNER_PORT, protocol: 'TCP' }],
+          command: ['agentry', program.name],
+          ports: [{ name: program.name, containerPort: program.port, protocol: 'TCP' }],
           env: [
             // From the Secret by reference: the token never appears in the pod spec.
             {
-              name: 'AGENTRY_RUNNER_TOKEN',
+              name: `${program.envPrefix}TOKEN`,
               valueFrom: { secretKeyRef: { name: context.tokenSecretName, key: 'token' } },
             },
-            { name: 'AGENTRY_RUNNER_PORT', value: String(RUNNER_PORT) },
-            { name: 'AGENTRY_RUNNER_WORKDIR', value: WORKDIR },
-            { name: 'AGENTRY_RUNNER_STATE_DIR', value: RUNNER_STATE_DIR },
+            ...env,
           ],
-          // One disk, two folders: the agent's /code, and the runner's event logs beside it (out of
-          // the agent's way, and kept through hibernation like /code).
-          volumeMounts: [
-            { name: 'code', mountPath: WORKDIR, subPath: 'code' },
-            { name: 'code', mountPath: RUNNER_STATE_DIR, subPath: 'runner-state' },
-          ],
-          // TCP, not HTTP: the runner requires its token on every request and an httpGet probe can
+          volumeMounts: disk.mounts,
+          // TCP, not HTTP: the program requires its token on every request and an httpGet probe can
           // only send headers written into the pod spec. The operator checks /healthz with the token.
-          readinessProbe: { tcpSocket: { port: RUNNER_PORT }, periodSeconds: 5, failureThreshold: 3 },
-          // Limits equal requests: a workspace gets what it asked for, no more (Guaranteed QoS).
+          readinessProbe: { tcpSocket: { port: program.port }, periodSeconds: 5, failureThreshold: 3 },
+          // Limits equal requests: a workload gets what it asked for, no more (Guaranteed QoS).
           resources: { requests: { cpu, memory }, limits: { cpu, memory } },
           securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
         },
       ],
-      volumes: [{ name: 'code', persistentVolumeClaim: { claimName: names.disk } }],
+      volumes: [{ name: disk.volume, persistentVolumeClaim: { claimName: names.disk } }],
     };
     return {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: {
         name: names.pod,
-        namespace: this.namespaceOf(ac),
-        labels: workloadLabels(ac),
+        namespace: namespaceOf(object),
+        labels: workloadLabels(object),
         annotations: {
           [TEMPLATE_HASH_ANNOTATION]: shortHash(JSON.stringify(spec), 16),
-          ...(ac.spec.restartedAt === undefined ? {} : { 'agentry.dev/restarted-at': ac.spec.restartedAt }),
+          ...(object.spec.restartedAt === undefined
+            ? {}
+            : { 'agentry.dev/restarted-at': object.spec.restartedAt }),
         },
         ownerReferences: [owner],
       },
       spec,
     };
   }
+}
+
+function namespaceOf(object: WorkloadObject): string {
+  const { namespace } = object.metadata;
+  if (namespace === undefined) throw new Error(`${object.kind} ${object.metadata.name} has no namespace`);
+  return namespace;
 }

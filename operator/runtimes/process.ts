@@ -1,24 +1,37 @@
 import { mkdir, rm } from 'node:fs/promises';
-import type { AgentComputer } from '../../crds/index.js';
 import type { Logger } from '../../platform/log.js';
 import type { RunnerCommand } from './process/child.js';
 import { RunnerSupervisor } from './process/supervisor.js';
 import type { SupervisorSettings } from './process/supervisor.js';
-import { workspacePaths } from './process/workspace.js';
-import type { WorkloadContext, WorkloadObservation, WorkloadRuntime } from './types.js';
+import { workloadPaths } from './process/workspace.js';
+import { workloadProgram } from './types.js';
+import type {
+  WorkloadContext,
+  WorkloadObject,
+  WorkloadObservation,
+  WorkloadProgram,
+  WorkloadRuntime,
+} from './types.js';
 
 export type { RunnerCommand } from './process/child.js';
 
 export interface ProcessRuntimeOptions {
-  /** Workspaces live under `<dataDir>/workspaces/<namespace>/<name>`. */
+  /** Workspaces live under `<dataDir>/workspaces/<namespace>/<name>`, lakes under `<dataDir>/lakes/...`. */
   dataDir: string;
   /** How to start `agentry runner`, e.g. `{ command: process.execPath, args: ['dist/cli/main.js', 'runner'] }`. */
   runnerCommand: RunnerCommand;
+  /** How to start `agentry lake`; without it, context lakes cannot run in this runtime. */
+  lakeCommand?: RunnerCommand | undefined;
+  /** Extra environment for lake servers only (AGENTRY_LAKE_CONNECTORS...). */
+  lakeEnv?: Record<string, string> | undefined;
   logger: Logger;
   /** Crash restarts: `initialMs` (200) doubling to `maxMs` (30 s); reset after `resetAfterMs` (60 s) healthy. */
   restartBackoff?: { initialMs: number; maxMs: number; resetAfterMs?: number };
-  /** Called when a runner exits on its own or becomes healthy, so that the operator reconciles it. */
-  onChange?: (namespace: string, name: string) => void;
+  /**
+   * Called when a process exits on its own or becomes healthy, so that the operator reconciles the
+   * resource it runs for (`program` says which kind: `runner` an AgentComputer, `lake` a ContextLake).
+   */
+  onChange?: (namespace: string, name: string, program: WorkloadProgram['name']) => void;
   /** SIGTERM, then SIGKILL after this long. Default 10 s. */
   stopGraceMs?: number;
   /** A runner that has not printed its listening line (and answered) after this long is killed. Default 60 s. */
@@ -45,7 +58,8 @@ function inheritedEnv(): Record<string, string> {
 
 /**
  * The `process` runtime (DESIGN.md §3, the embedded default): each agent computer's runner is a
- * child process of the operator working in `<dataDir>/workspaces/<namespace>/<name>/code`.
+ * child process of the operator working in `<dataDir>/workspaces/<namespace>/<name>/code`, each
+ * context lake's server one working in `<dataDir>/lakes/<namespace>/<name>/data`.
  * Hibernation stops the process and keeps the directory; a crashed runner is restarted with
  * exponential back-off; a changed `spec.restartedAt` (or token) redeploys; a restarted operator
  * adopts the live runners it finds in each workspace's `runner.json` instead of starting duplicates.
@@ -57,14 +71,13 @@ export class ProcessRuntime implements WorkloadRuntime {
   readonly name = 'process' as const;
   private readonly supervisors = new Map<string, RunnerSupervisor>();
   private readonly logger: Logger;
-  private readonly settings: SupervisorSettings;
+  private readonly settings: Omit<SupervisorSettings, 'program' | 'runnerCommand'>;
   private closed = false;
 
   constructor(private readonly options: ProcessRuntimeOptions) {
     this.logger = options.logger.child({ runtime: 'process' });
     const backoff = options.restartBackoff;
     this.settings = {
-      runnerCommand: options.runnerCommand,
       env: { ...inheritedEnv(), ...options.env },
       backoff: {
         initialMs: backoff?.initialMs ?? 200,
@@ -79,14 +92,18 @@ export class ProcessRuntime implements WorkloadRuntime {
   }
 
   async apply(
-    ac: AgentComputer,
+    object: WorkloadObject,
     context: WorkloadContext,
     signal: AbortSignal,
   ): Promise<WorkloadObservation> {
-    const sandboxId = `process-${ac.metadata.name}`;
-    return this.withSupervisor(ac, async (supervisor, code) => {
+    const program = workloadProgram(object);
+    if (program.name === 'lake' && this.options.lakeCommand === undefined)
+      throw new Error('the process runtime has no lake command: it cannot run context lakes');
+    // A lake's name is fixed per namespace, so its sandbox names the program too.
+    const sandboxId = `process-${object.metadata.name}${program.name === 'runner' ? '' : `-${program.name}`}`;
+    return this.withSupervisor(object, async (supervisor, code) => {
       await mkdir(code, { recursive: true });
-      if (ac.spec.operatingMode === 'Hibernated') {
+      if (object.spec.operatingMode === 'Hibernated') {
         await supervisor.stop();
         return {
           provisioned: true,
@@ -94,22 +111,22 @@ export class ProcessRuntime implements WorkloadRuntime {
           ready: false,
           sandboxId,
           reason: 'Hibernated',
-          message: 'runner stopped; working directory kept',
+          message: `${program.noun} stopped; working directory kept`,
         };
       }
-      await supervisor.ensureRunning(ac.spec.restartedAt, context.token);
+      await supervisor.ensureRunning(object.spec.restartedAt, context.token);
       return { provisioned: true, sandboxId, ...(await supervisor.observe(context.token, signal)) };
     });
   }
 
-  /** Stops the runner and deletes the workspace directory. */
-  async remove(ac: AgentComputer): Promise<void> {
-    await this.withSupervisor(ac, async (supervisor, _code, root, key) => {
+  /** Stops the process and deletes the workload's directory. */
+  async remove(object: WorkloadObject): Promise<void> {
+    await this.withSupervisor(object, async (supervisor, _code, root, key) => {
       await supervisor.stop();
       await rm(root, { recursive: true, force: true });
       supervisor.removed = true;
       this.supervisors.delete(key);
-      this.logger.info({ agentComputer: key }, 'workspace removed');
+      this.logger.info({ workload: key }, 'workload directory removed');
     });
   }
 
@@ -122,21 +139,37 @@ export class ProcessRuntime implements WorkloadRuntime {
     await Promise.all([...this.supervisors.values()].map((s) => s.detach(options.stopRunners === true)));
   }
 
+  /**
+   * The supervisor settings of a program: its command, and for the lake its own environment.
+   * Without a lake command apply() refuses lakes; remove() still stops and deletes what exists.
+   */
+  private settingsOf(program: WorkloadProgram): SupervisorSettings {
+    if (program.name === 'runner')
+      return { ...this.settings, program, runnerCommand: this.options.runnerCommand };
+    return {
+      ...this.settings,
+      program,
+      runnerCommand: this.options.lakeCommand ?? { command: 'agentry', args: ['lake'] },
+      env: { ...this.settings.env, ...this.options.lakeEnv },
+    };
+  }
+
   private async withSupervisor<T>(
-    ac: AgentComputer,
+    object: WorkloadObject,
     work: (supervisor: RunnerSupervisor, code: string, root: string, key: string) => Promise<T>,
   ): Promise<T> {
     if (this.closed) throw new Error('the process runtime is closed');
-    const { namespace, name } = ac.metadata;
-    if (namespace === undefined) throw new Error(`agent computer ${name} has no namespace`);
-    const paths = workspacePaths(this.options.dataDir, namespace, name);
-    const key = `${namespace}/${name}`;
+    const program = workloadProgram(object);
+    const { namespace, name } = object.metadata;
+    if (namespace === undefined) throw new Error(`${object.kind} ${name} has no namespace`);
+    const paths = workloadPaths(this.options.dataDir, program, namespace, name);
+    const key = `${program.kind}/${namespace}/${name}`;
     for (;;) {
       let supervisor = this.supervisors.get(key);
       if (supervisor === undefined) {
-        const logger = this.logger.child({ agentComputer: key });
-        supervisor = new RunnerSupervisor(paths, this.settings, logger, () => {
-          this.options.onChange?.(namespace, name);
+        const logger = this.logger.child({ workload: key });
+        supervisor = new RunnerSupervisor(paths, this.settingsOf(program), logger, () => {
+          this.options.onChange?.(namespace, name, program.name);
         });
         this.supervisors.set(key, supervisor);
       }

@@ -1,4 +1,5 @@
-import type { AgentComputer, Runtime } from '../../crds/index.js';
+import type { KubeObject, OperatingMode, Runtime, WorkloadResources } from '../../crds/index.js';
+import { LAKE_PORT } from '../../platform/lake-protocol.js';
 
 /** What a runtime saw of a workload after converging it; conditions are computed from this. */
 export interface WorkloadObservation {
@@ -6,11 +7,11 @@ export interface WorkloadObservation {
   provisioned: boolean;
   /** The machine is up: VM Running, pod Running, process alive. */
   running: boolean;
-  /** The runner answers its health check (or the platform's readiness says so). */
+  /** The program (runner or lake server) answers its health check (or the platform's readiness says so). */
   ready: boolean;
   /** VM, pod or process name once it exists. */
   sandboxId?: string | undefined;
-  /** Where the runner listens, reachable from the operator and API server. */
+  /** Where the program listens, reachable from the operator and API server. */
   endpoint?: string | undefined;
   /** Set when the workload cannot start without a change (ErrImagePull, unschedulable...). */
   provisionError?: string | undefined;
@@ -19,31 +20,103 @@ export interface WorkloadObservation {
   message: string;
 }
 
-/** What the AgentComputer reconciler hands a runtime besides the resource. */
+/** What the reconciler hands a runtime besides the resource. */
 export interface WorkloadContext {
-  /** Name of the Secret (same namespace, owned by the AgentComputer) holding key `token`. */
+  /** Name of the Secret (same namespace, owned by the resource) holding key `token`. */
   tokenSecretName: string;
-  /** The runner's token itself, for runtimes that pass it directly (process) or in cloud-init. */
+  /** The workload's token itself, for runtimes that pass it directly (process) or in cloud-init. */
   token: string;
 }
 
+/** The part of a resource's spec that says how its workload runs (AgentComputer and ContextLake share it). */
+export interface WorkloadSpec {
+  operatingMode: OperatingMode;
+  resources?: WorkloadResources | undefined;
+  /** Changing it redeploys the workload. */
+  restartedAt?: string | undefined;
+}
+
 /**
- * Where an agent computer runs (DESIGN.md §3). Implementations are idempotent and level-based:
- * `apply` converges the workload to `ac.spec` (operatingMode, resources, restartedAt) and reports.
+ * What a runtime runs: an AgentComputer (the agent runner) or a ContextLake (the lake server). The
+ * runtime reads the spec above and the object's identity (owner references, names, labels); which
+ * program runs follows from the kind (see workloadProgram).
+ */
+export type WorkloadObject = KubeObject & { spec: WorkloadSpec };
+
+/**
+ * The program a workload runs, and everything about it that differs between an agent computer and
+ * a context lake. The runtimes are one implementation each; they read their differences from here.
+ */
+export interface WorkloadProgram {
+  /** `agentry <name>` starts it; also the suffix of object names (`<resource>-runner`, `<resource>-lake`). */
+  name: 'runner' | 'lake';
+  /** The resource kind it runs for. */
+  kind: 'AgentComputer' | 'ContextLake';
+  /** Value of `app.kubernetes.io/name` on its objects. */
+  appName: string;
+  /** The label naming the owning resource on every object (pods are found by it). */
+  ownerLabel: string;
+  /** Its HTTP port inside a pod or VM. */
+  port: number;
+  /** Its environment variables start with this: AGENTRY_RUNNER_TOKEN, AGENTRY_LAKE_TOKEN... */
+  envPrefix: 'AGENTRY_RUNNER_' | 'AGENTRY_LAKE_';
+  /** How its readiness shows in observations. */
+  readyReason: string;
+  /** Words for logs and messages: "runner", "lake server". */
+  noun: string;
+}
+
+export const RUNNER_PROGRAM: WorkloadProgram = {
+  name: 'runner',
+  kind: 'AgentComputer',
+  appName: 'agentry-runner',
+  ownerLabel: 'agentry.dev/agent-computer',
+  port: 8700,
+  envPrefix: 'AGENTRY_RUNNER_',
+  readyReason: 'RunnerReady',
+  noun: 'runner',
+};
+
+export const LAKE_PROGRAM: WorkloadProgram = {
+  name: 'lake',
+  kind: 'ContextLake',
+  appName: 'agentry-lake',
+  ownerLabel: 'agentry.dev/context-lake',
+  port: LAKE_PORT,
+  envPrefix: 'AGENTRY_LAKE_',
+  readyReason: 'LakeReady',
+  noun: 'lake server',
+};
+
+/** The program of a resource, by its kind; any other kind is a programming error. */
+export function workloadProgram(object: Pick<KubeObject, 'kind'>): WorkloadProgram {
+  if (object.kind === RUNNER_PROGRAM.kind) return RUNNER_PROGRAM;
+  if (object.kind === LAKE_PROGRAM.kind) return LAKE_PROGRAM;
+  throw new Error(`no workload program runs for kind ${object.kind}`);
+}
+
+/**
+ * Where a workload runs (DESIGN.md §3). Implementations are idempotent and level-based: `apply`
+ * converges the workload to `object.spec` (operatingMode, resources, restartedAt) and reports.
  */
 export interface WorkloadRuntime {
   readonly name: Runtime;
-  apply(ac: AgentComputer, context: WorkloadContext, signal: AbortSignal): Promise<WorkloadObservation>;
-  /** Removes everything the runtime made for `ac` that owner references do not already collect. */
-  remove(ac: AgentComputer): Promise<void>;
+  apply(object: WorkloadObject, context: WorkloadContext, signal: AbortSignal): Promise<WorkloadObservation>;
+  /** Removes everything the runtime made for `object` that owner references do not already collect. */
+  remove(object: WorkloadObject): Promise<void>;
 }
 
-/** Labels on every object made for an agent computer. */
-export const workloadLabels = (ac: AgentComputer): Record<string, string> => ({
-  'app.kubernetes.io/name': 'agentry-runner',
-  'app.kubernetes.io/managed-by': 'agentry',
-  'agentry.dev/agent-computer': ac.metadata.name,
-});
+/** Labels on every object made for a workload. */
+export const workloadLabels = (object: WorkloadObject): Record<string, string> => {
+  const program = workloadProgram(object);
+  return {
+    'app.kubernetes.io/name': program.appName,
+    'app.kubernetes.io/managed-by': 'agentry',
+    [program.ownerLabel]: object.metadata.name,
+  };
+};
 
 /** The runner's HTTP port inside a workload. */
-export const RUNNER_PORT = 8700;
+export const RUNNER_PORT = RUNNER_PROGRAM.port;
+/** The lake server's HTTP port inside a workload. */
+export { LAKE_PORT };

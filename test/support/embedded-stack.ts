@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
-import { AgentComputerType } from '../../crds/index.js';
+import { AgentComputerType, ContextLakeType } from '../../crds/index.js';
 import { startOperator } from '../../operator/operator.js';
 import type { OperatorOptions, RunningOperator } from '../../operator/operator.js';
 import { ProcessRuntime } from '../../operator/runtimes/process.js';
@@ -13,7 +13,7 @@ import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import { CONTROL_NAMESPACE, startTestApi } from './api-server.js';
 import type { TestApi } from './api-server.js';
-import { REPOSITORY_RUNNER_COMMAND } from './runner-command.js';
+import { REPOSITORY_LAKE_COMMAND, REPOSITORY_RUNNER_COMMAND } from './runner-command.js';
 
 /** The embedded default in this process: store, operator with real runner processes, API server. */
 export interface EmbeddedStack {
@@ -22,24 +22,31 @@ export interface EmbeddedStack {
   api: TestApi;
   operator: RunningOperator;
   runtime: ProcessRuntime;
-  /** Deletes every agent computer (their runners stop), then stops everything and removes `dir`. */
+  /** Deletes every agent computer and context lake (their processes stop), then stops everything and removes `dir`. */
   stop(): Promise<void>;
 }
 
 export async function startEmbeddedStack(
-  options: { prefix?: string; webhooks?: OperatorOptions['webhooks'] } = {},
+  options: {
+    prefix?: string;
+    webhooks?: OperatorOptions['webhooks'];
+    /** Context lakes run `agentry lake` from the repository with these connectors (default s3,https,file). */
+    contextLakes?: OperatorOptions['contextLakes'] & { connectors?: string };
+  } = {},
 ): Promise<EmbeddedStack> {
   const dir = await mkdtemp(join(tmpdir(), options.prefix ?? 'agentry-stack-'));
   const store = await EmbeddedStore.open(join(dir, 'store'));
   const logger = createLogger({ level: 'silent' });
-  let notify: (ns: string, name: string) => void = () => undefined;
+  let notify: (ns: string, name: string, program: 'runner' | 'lake') => void = () => undefined;
   const runtime = new ProcessRuntime({
     dataDir: dir,
     runnerCommand: REPOSITORY_RUNNER_COMMAND,
+    lakeCommand: REPOSITORY_LAKE_COMMAND,
+    lakeEnv: { AGENTRY_LAKE_CONNECTORS: options.contextLakes?.connectors ?? 's3,https,file' },
     logger,
     stopGraceMs: 3_000,
-    onChange: (ns, name) => {
-      notify(ns, name);
+    onChange: (ns, name, program) => {
+      notify(ns, name, program);
     },
   });
   // The API first: the operator hands runners signed URLs of the API's object store.
@@ -55,8 +62,12 @@ export async function startEmbeddedStack(
     executors: new ExecutorCatalog(),
     objectStore: api.objectStore,
     ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
+    ...(options.contextLakes === undefined ? {} : { contextLakes: options.contextLakes }),
   });
-  notify = operator.notifyAgentComputer;
+  notify = (ns, name, program) => {
+    if (program === 'lake') operator.notifyContextLake(ns, name);
+    else operator.notifyAgentComputer(ns, name);
+  };
   return {
     dir,
     api,
@@ -64,12 +75,15 @@ export async function startEmbeddedStack(
     runtime,
     async stop() {
       const { items } = await store.list(AgentComputerType);
-      await Promise.all(
-        items.map((ac) => store.delete(AgentComputerType, ac.metadata.namespace, ac.metadata.name)),
-      );
+      const lakes = (await store.list(ContextLakeType)).items;
+      await Promise.all([
+        ...items.map((ac) => store.delete(AgentComputerType, ac.metadata.namespace, ac.metadata.name)),
+        ...lakes.map((lake) => store.delete(ContextLakeType, lake.metadata.namespace, lake.metadata.name)),
+      ]);
+      const remaining = async () =>
+        (await store.list(AgentComputerType)).items.length + (await store.list(ContextLakeType)).items.length;
       const deadline = Date.now() + 60_000;
-      while ((await store.list(AgentComputerType)).items.length > 0 && Date.now() < deadline)
-        await sleep(100);
+      while ((await remaining()) > 0 && Date.now() < deadline) await sleep(100);
       await operator.stop();
       await runtime.close({ stopRunners: true });
       await api.stop();

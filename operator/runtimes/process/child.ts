@@ -11,8 +11,9 @@ export interface RunnerCommand {
   args: string[];
 }
 
-/** The line `agentry runner` prints once it listens (cli/runner.ts). */
-const LISTENING_LINE = /^agentry runner listening on http:\/\/(?:\[[^\]]+\]|[^\s:]+):(\d+)$/;
+/** The line `agentry runner` (cli/runner.ts) or `agentry lake` prints once it listens. */
+const listeningLine = (program: string): RegExp =>
+  new RegExp(`^agentry ${program} listening on http:\\/\\/(?:\\[[^\\]]+\\]|[^\\s:]+):(\\d+)$`);
 
 /** Keeps the previous run's log (why did it crash?) and starts a fresh one. */
 async function rotateLog(paths: WorkspacePaths): Promise<FileHandle> {
@@ -77,8 +78,15 @@ export class ListeningLineScanner {
   private offset = 0;
   private partial = '';
   private handle: FileHandle | undefined;
+  private readonly line: RegExp;
 
-  constructor(private readonly path: string) {}
+  /** `program`: the `agentry` command whose listening line to look for. */
+  constructor(
+    private readonly path: string,
+    program: 'runner' | 'lake' = 'runner',
+  ) {
+    this.line = listeningLine(program);
+  }
 
   /** The port, once the line has been printed. */
   async scan(): Promise<number | undefined> {
@@ -91,7 +99,7 @@ export class ListeningLineScanner {
       const lines = (this.partial + buffer.toString('utf8', 0, bytesRead)).split('\n');
       this.partial = lines.pop() ?? '';
       for (const line of lines) {
-        const port = LISTENING_LINE.exec(line.trim())?.[1];
+        const port = this.line.exec(line.trim())?.[1];
         if (port !== undefined) return Number(port);
       }
     }

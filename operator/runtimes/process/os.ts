@@ -34,7 +34,11 @@ export function signalRunner(pid: number, signal: NodeJS.Signals): void {
  * the pid: its environment (fixed at exec) names the workspace's working directory. `unknown`
  * where /proc does not exist (macOS); callers then trust the record.
  */
-export async function runnerIdentity(pid: number, workdir: string): Promise<'ours' | 'other' | 'unknown'> {
+export async function runnerIdentity(
+  pid: number,
+  workdir: string,
+  variable = 'AGENTRY_RUNNER_WORKDIR',
+): Promise<'ours' | 'other' | 'unknown'> {
   let environ: Buffer;
   try {
     environ = await readFile(`/proc/${pid}/environ`);
@@ -43,6 +47,6 @@ export async function runnerIdentity(pid: number, workdir: string): Promise<'our
     if (code === 'ENOENT') return pidAlive(pid) ? 'unknown' : 'other';
     return 'other'; // EACCES: another user's process, so not a runner we started
   }
-  const expected = `AGENTRY_RUNNER_WORKDIR=${workdir}`;
+  const expected = `${variable}=${workdir}`;
   return environ.toString('utf8').split('\0').includes(expected) ? 'ours' : 'other';
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../../platform/log.js';
-import type { WorkloadObservation } from '../types.js';
+import type { WorkloadObservation, WorkloadProgram } from '../types.js';
 import { Backoff } from './backoff.js';
 import type { BackoffOptions } from './backoff.js';
 import { describeError } from './errors.js';
@@ -10,12 +10,15 @@ import { probeRunnerHealth } from './health.js';
 import { pidAlive, runnerIdentity, signalRunner } from './os.js';
 import { describeExit, digestOf, endpointOf, runnerFromRecord, terminate } from './runner.js';
 import type { Runner } from './runner.js';
-import { deleteRunnerRecord, readRunnerRecord, writeRunnerRecord } from './workspace.js';
+import { deleteRunnerRecord, processEnvironment, readRunnerRecord, writeRunnerRecord } from './workspace.js';
 import type { WorkspacePaths } from './workspace.js';
 
 export interface SupervisorSettings {
+  /** What runs: the runner of an agent computer, or the lake server of a context lake. */
+  program: WorkloadProgram;
+  /** How to start it (`agentry runner`, `agentry lake`). */
   runnerCommand: RunnerCommand;
-  /** Environment every runner gets besides its own AGENTRY_RUNNER_* variables. */
+  /** Environment every process gets besides its own AGENTRY_RUNNER_* or AGENTRY_LAKE_* variables. */
   env: Record<string, string>;
   backoff: BackoffOptions;
   stopGraceMs: number;
@@ -123,7 +126,7 @@ export class RunnerSupervisor {
     const runner = this.runner;
     if (runner === undefined) {
       const inMs = Math.max(0, (this.restartDueAt ?? Date.now()) - Date.now());
-      const why = this.lastFailure ?? 'the runner is not running';
+      const why = this.lastFailure ?? `the ${this.settings.program.noun} is not running`;
       return {
         running: false,
         ready: false,
@@ -132,7 +135,7 @@ export class RunnerSupervisor {
         message: `${why}; restarting in ${inMs} ms`,
       };
     }
-    const what = `runner process ${runner.pid}`;
+    const what = `${this.settings.program.noun} process ${runner.pid}`;
     if (runner.port === undefined) {
       return { running: true, ready: false, reason: 'Starting', message: `${what} is starting` };
     }
@@ -147,7 +150,8 @@ export class RunnerSupervisor {
       return { running: true, ready: false, endpoint, reason, message: `${what}: ${health.problem}` };
     }
     runner.healthySince ??= Date.now();
-    return { running: true, ready: true, endpoint, reason: 'RunnerReady', message: `${what} is ready` };
+    const reason = this.settings.program.readyReason;
+    return { running: true, ready: true, endpoint, reason, message: `${what} is ready` };
   }
 
   /**
@@ -160,7 +164,8 @@ export class RunnerSupervisor {
     const record = await readRunnerRecord(this.paths.record);
     if (record === undefined || !pidAlive(record.pid)) return;
     const log = this.logger.child({ runnerPid: record.pid });
-    if ((await runnerIdentity(record.pid, this.paths.code)) === 'other') {
+    const { identity } = processEnvironment(this.settings.program, this.paths);
+    if ((await runnerIdentity(record.pid, this.paths.code, identity)) === 'other') {
       log.info('the recorded runner pid now belongs to another process; leaving it alone');
       return;
     }
@@ -199,11 +204,8 @@ export class RunnerSupervisor {
         paths: this.paths,
         env: {
           ...this.settings.env,
-          AGENTRY_RUNNER_TOKEN: token,
-          AGENTRY_RUNNER_PORT: '0',
-          AGENTRY_RUNNER_HOST: '127.0.0.1',
-          AGENTRY_RUNNER_WORKDIR: this.paths.code,
-          AGENTRY_RUNNER_STATE_DIR: this.paths.state,
+          [`${this.settings.program.envPrefix}TOKEN`]: token,
+          ...processEnvironment(this.settings.program, this.paths).env,
         },
         onExit: (code, signal) => {
           if (holder.runner !== undefined) this.handleExit(holder.runner, describeExit(code, signal));
@@ -253,13 +255,13 @@ export class RunnerSupervisor {
   private async watchStartup(runner: Runner, token: string): Promise<void> {
     const log = this.logger.child({ runnerPid: runner.pid });
     const deadline = Date.now() + this.settings.startTimeoutMs;
-    const scanner = new ListeningLineScanner(this.paths.log);
+    const scanner = new ListeningLineScanner(this.paths.log, this.settings.program.name);
     try {
       while (runner.port === undefined && !runner.exited && !this.detached) {
         runner.port = await scanner.scan();
         if (runner.port !== undefined) break;
         if (Date.now() > deadline) {
-          this.lastFailure = `runner process ${runner.pid} did not listen within ${this.settings.startTimeoutMs} ms`;
+          this.lastFailure = `${this.settings.program.noun} process ${runner.pid} did not listen within ${this.settings.startTimeoutMs} ms`;
           log.error(this.lastFailure);
           signalRunner(runner.pid, 'SIGKILL'); // its exit schedules the restart
           return;
@@ -305,7 +307,7 @@ export class RunnerSupervisor {
     this.runner = undefined;
     if (runner.stopping || this.detached) return;
     const healthyFor = runner.healthySince === undefined ? 0 : Date.now() - runner.healthySince;
-    this.lastFailure = `runner process ${runner.pid} ${how}`;
+    this.lastFailure = `${this.settings.program.noun} process ${runner.pid} ${how}`;
     // Synchronously, so that no apply() in between starts a runner without the back-off.
     if (this.wanted) this.scheduleRestart(healthyFor);
     void this.reportCrash(runner);
@@ -315,7 +317,7 @@ export class RunnerSupervisor {
     if (runner.port === undefined) {
       const line = await lastLogLine(this.paths.log);
       if (line !== undefined)
-        this.lastFailure = `${this.lastFailure ?? 'runner exited'} before listening: ${line}`;
+        this.lastFailure = `${this.lastFailure ?? `${this.settings.program.noun} exited`} before listening: ${line}`;
     }
     const restartInMs = this.restartDueAt === undefined ? undefined : this.restartDueAt - Date.now();
     this.logger.warn({ runnerPid: runner.pid, restartInMs }, this.lastFailure ?? 'runner exited');

@@ -2,19 +2,26 @@ import { randomUUID } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import type { WorkloadProgram } from '../types.js';
 import { errnoOf } from './errors.js';
 
-/** Where one workspace of the process runtime lives on disk. */
+/** Where one workload of the process runtime lives on disk. */
 export interface WorkspacePaths {
-  /** `<dataDir>/workspaces/<namespace>/<name>`: removed with the agent computer. */
+  /**
+   * `<dataDir>/workspaces/<namespace>/<name>` (an agent computer) or `<dataDir>/lakes/<namespace>/<name>`
+   * (a context lake): removed with the resource.
+   */
   root: string;
-  /** The runner's working directory (its `/code`); survives hibernation and redeploys. */
+  /**
+   * The program's working directory, which survives hibernation and redeploys: the runner's `/code`,
+   * or the lake server's data directory (DuckDB's files).
+   */
   code: string;
-  /** The runner's own state (event logs, prompt records): beside `code`, kept with it. */
+  /** The runner's own state (event logs, prompt records): beside `code`, kept with it. Unused by the lake. */
   state: string;
-  /** The runner last started for it, so that a restarted operator can adopt it. */
+  /** The process last started for it, so that a restarted operator can adopt it. */
   record: string;
-  /** The runner's stdout and stderr (JSON logs and the listening line); the previous run's beside it. */
+  /** The process's stdout and stderr (JSON logs and the listening line); the previous run's beside it. */
   log: string;
   previousLog: string;
 }
@@ -22,22 +29,59 @@ export interface WorkspacePaths {
 /** A Kubernetes name or namespace; anything else (`..`, `/`) must never become a path segment. */
 const SEGMENT = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
-export function workspacePaths(dataDir: string, namespace: string, name: string): WorkspacePaths {
+/** The directory of one workload of a program: agent computers under `workspaces`, lakes under `lakes`. */
+export function workloadPaths(
+  dataDir: string,
+  program: Pick<WorkloadProgram, 'name' | 'kind'>,
+  namespace: string,
+  name: string,
+): WorkspacePaths {
   for (const [what, value] of [
     ['namespace', namespace],
     ['name', name],
   ] as const) {
     if (!SEGMENT.test(value))
-      throw new Error(`agent computer ${what} "${value}" is not a valid Kubernetes name`);
+      throw new Error(`${program.kind} ${what} "${value}" is not a valid Kubernetes name`);
   }
-  const root = join(resolve(dataDir), 'workspaces', namespace, name);
+  const runner = program.name === 'runner';
+  const root = join(resolve(dataDir), runner ? 'workspaces' : 'lakes', namespace, name);
   return {
     root,
-    code: join(root, 'code'),
+    code: join(root, runner ? 'code' : 'data'),
     state: join(root, 'state'),
-    record: join(root, 'runner.json'),
-    log: join(root, 'runner.log'),
-    previousLog: join(root, 'runner.previous.log'),
+    record: join(root, `${program.name}.json`),
+    log: join(root, `${program.name}.log`),
+    previousLog: join(root, `${program.name}.previous.log`),
+  };
+}
+
+/** The directory of an agent computer's workspace. */
+export const workspacePaths = (dataDir: string, namespace: string, name: string): WorkspacePaths =>
+  workloadPaths(dataDir, { name: 'runner', kind: 'AgentComputer' }, namespace, name);
+
+/**
+ * The environment variables that tell a program started by the process runtime where it works,
+ * besides its token. One of them (`identity`) also proves after an operator restart that a live
+ * pid is still this workload's process (see runnerIdentity).
+ */
+export function processEnvironment(
+  program: Pick<WorkloadProgram, 'name'>,
+  paths: WorkspacePaths,
+): { env: Record<string, string>; identity: string } {
+  if (program.name === 'runner') {
+    return {
+      env: {
+        AGENTRY_RUNNER_PORT: '0',
+        AGENTRY_RUNNER_HOST: '127.0.0.1',
+        AGENTRY_RUNNER_WORKDIR: paths.code,
+        AGENTRY_RUNNER_STATE_DIR: paths.state,
+      },
+      identity: 'AGENTRY_RUNNER_WORKDIR',
+    };
+  }
+  return {
+    env: { AGENTRY_LAKE_PORT: '0', AGENTRY_LAKE_HOST: '127.0.0.1', AGENTRY_LAKE_DATA_DIR: paths.code },
+    identity: 'AGENTRY_LAKE_DATA_DIR',
   };
 }
 

@@ -1,0 +1,77 @@
+// How each workload program is laid out inside a pod or VM: its environment, where its disk is
+// mounted, where it works. The pod and kubevirt runtimes stay one implementation each and read
+// their program-specific parts from here.
+import { quantityValue } from './kube-types.js';
+import type { WorkloadProgram } from './types.js';
+
+/** The runner's working directory, on the workload disk. */
+export const WORKDIR = '/code';
+/** Where the runner keeps task event logs and prompt records (AGENTRY_RUNNER_STATE_DIR). */
+export const RUNNER_STATE_DIR = '/var/lib/agentry-runner';
+/**
+ * The lake server's data directory (download staging and DuckDB's spill files), on the workload
+ * disk. In a pod that disk is a PVC of spec.resources.disk like a runner's, not an emptyDir: spill
+ * can grow to many GB, and an emptyDir would compete for the node's ephemeral storage and get the
+ * pod evicted; a claim also keeps the pod runtime one code path and is kept through hibernation
+ * like a VM's disk.
+ */
+export const LAKE_DATA_DIR = '/var/lib/agentry-lake';
+
+/** What lake workloads get besides their token; set by the operator's configuration. */
+export interface LakeWorkloadSettings {
+  /** Image of the lake server (pod) or of its VM's disk (kubevirt); unset: the runtime's default image. */
+  image?: string | undefined;
+  /** Dataset connectors the lake server allows (AGENTRY_LAKE_CONNECTORS); unset: the server's default. */
+  connectors?: readonly string[] | undefined;
+}
+
+/** The program's working directory in a pod or VM. */
+export const workingDirectory = (program: WorkloadProgram): string =>
+  program.name === 'runner' ? WORKDIR : LAKE_DATA_DIR;
+
+/**
+ * The program's environment in a pod or VM, besides its token (which comes from a Secret). The
+ * runner's order is part of its pod template hash: changing it would redeploy every workspace.
+ */
+export function programEnvironment(
+  program: WorkloadProgram,
+  lake: LakeWorkloadSettings | undefined,
+  resources: { cpu: string },
+): Record<string, string> {
+  if (program.name === 'runner') {
+    return {
+      AGENTRY_RUNNER_PORT: String(program.port),
+      AGENTRY_RUNNER_WORKDIR: WORKDIR,
+      AGENTRY_RUNNER_STATE_DIR: RUNNER_STATE_DIR,
+    };
+  }
+  const cpu = quantityValue(resources.cpu);
+  return {
+    AGENTRY_LAKE_PORT: String(program.port),
+    AGENTRY_LAKE_HOST: '0.0.0.0',
+    AGENTRY_LAKE_DATA_DIR: LAKE_DATA_DIR,
+    // DuckDB would otherwise take every core of the node, not the ones the workload was given.
+    ...(Number.isFinite(cpu) ? { AGENTRY_LAKE_THREADS: String(Math.max(1, Math.ceil(cpu))) } : {}),
+    ...(lake?.connectors === undefined ? {} : { AGENTRY_LAKE_CONNECTORS: lake.connectors.join(',') }),
+  };
+}
+
+/** The pod volume of the workload disk, and where the program sees it. */
+export function podDiskMounts(program: WorkloadProgram): {
+  volume: string;
+  mounts: { name: string; mountPath: string; subPath: string }[];
+} {
+  if (program.name === 'runner') {
+    // One disk, two folders: the agent's /code, and the runner's event logs beside it (out of the
+    // agent's way, and kept through hibernation like /code).
+    return {
+      volume: 'code',
+      mounts: [
+        { name: 'code', mountPath: WORKDIR, subPath: 'code' },
+        { name: 'code', mountPath: RUNNER_STATE_DIR, subPath: 'runner-state' },
+      ],
+    };
+  }
+  // The lake has no /code: its disk holds DuckDB's files only (a subPath keeps lost+found out of it).
+  return { volume: 'data', mounts: [{ name: 'data', mountPath: LAKE_DATA_DIR, subPath: 'lake' }] };
+}
