@@ -73,6 +73,10 @@ export interface ApiAppOptions {
 
 const SSE_KEEPALIVE_MS = 15_000;
 
+/** One cap for every signed upload (files and artifacts): the signed-URL handler enforces it. */
+const signedUploadBytes = (options: Pick<ApiAppOptions, 'artifactLimits'>): number =>
+  options.artifactLimits?.signedUploadBytes ?? MAX_UPLOAD_BYTES;
+
 export function apiRoutes(
   options: Pick<
     ApiAppOptions,
@@ -106,7 +110,7 @@ export function apiRoutes(
       sseKeepaliveMs: options.sseKeepaliveMs ?? SSE_KEEPALIVE_MS,
       objectStore: options.objectStore,
     }),
-    ...fileRoutes({ objectStore: options.objectStore }),
+    ...fileRoutes({ objectStore: options.objectStore, maxUploadBytes: signedUploadBytes(options) }),
     ...artifactRoutes({
       readModel: options.readModel,
       objectStore: options.objectStore,
@@ -166,7 +170,7 @@ export function createApiApp(options: ApiAppOptions): Express {
   if (options.objectStore instanceof FilesystemObjectStore) {
     const serveSignedUrl = signedUrlHandler({
       store: options.objectStore,
-      maxSize: MAX_UPLOAD_BYTES,
+      maxSize: signedUploadBytes(options),
       onError: (err) => {
         options.logger.error({ err }, 'serving a signed storage URL failed');
       },

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { createApiApp } from '../api/app.js';
 import { ReadModel } from '../api/read-model.js';
-import { publicUrlOf } from '../platform/config.js';
+import { artifactLimitsOf, publicUrlOf } from '../platform/config.js';
 import type { Config } from '../platform/config.js';
 import { loadExecutorCatalog } from '../platform/executor-catalog.js';
 import { ensureInstallationKey } from '../platform/installation-key.js';
@@ -35,6 +35,7 @@ export async function runApiCommand(config: Config): Promise<number> {
     version: AGENTRY_VERSION,
     isReady: () => ready,
     lakeConnectors: new Set(config.AGENTRY_LAKE_CONNECTORS),
+    artifactLimits: artifactLimitsOf(config),
     ...(notificationQueues === undefined ? {} : { notificationQueues }),
   });
   const server = createServer(app);

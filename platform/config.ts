@@ -65,6 +65,18 @@ export const ConfigSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((value) => value === 'true'),
+  /** API: the largest signed upload (POST /files, artifact upload URLs), in bytes; CONTRACT.md §8 says 512 MiB. */
+  AGENTRY_SIGNED_UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(512 * 1024 * 1024),
+  /** API: file bytes of one multipart artifact upload (POST /workspaces/:id/artifacts); CONTRACT.md §8 says 32 MiB. */
+  AGENTRY_ARTIFACT_UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(32 * 1024 * 1024),
   /** Operator: image of the lake server (pods) or of its VM disk (kubevirt). */
   AGENTRY_LAKE_IMAGE: z.string().min(1).default('ghcr.io/agentry-dev/agentry-lake:0.1.0'),
   /** API and lake: dataset connectors this installation allows, comma separated (`file` reads the server's disk: embedded only). */
@@ -114,3 +126,11 @@ export const publicUrlOf = (
   config: Pick<Config, 'AGENTRY_PUBLIC_URL' | 'AGENTRY_HOST' | 'AGENTRY_PORT'>,
 ): string =>
   (config.AGENTRY_PUBLIC_URL ?? `http://${config.AGENTRY_HOST}:${config.AGENTRY_PORT}`).replace(/\/+$/, '');
+
+/** The upload limits of the API server (CONTRACT.md §8, each configurable). */
+export const artifactLimitsOf = (
+  config: Pick<Config, 'AGENTRY_SIGNED_UPLOAD_MAX_BYTES' | 'AGENTRY_ARTIFACT_UPLOAD_MAX_BYTES'>,
+): { signedUploadBytes: number; uploadRequestBytes: number } => ({
+  signedUploadBytes: config.AGENTRY_SIGNED_UPLOAD_MAX_BYTES,
+  uploadRequestBytes: config.AGENTRY_ARTIFACT_UPLOAD_MAX_BYTES,
+});

@@ -26,11 +26,13 @@ const FilenameSchema = z
     'must be a file name without "/", "\\", ".." or control characters',
   );
 
-export const CreateFileBodySchema = z.strictObject({
-  filename: FilenameSchema,
-  contentType: z.string().min(1).max(255).optional(),
-  size: z.number().int().min(0).max(MAX_UPLOAD_BYTES).optional(),
-});
+/** The body of POST /files, under this installation's largest signed upload. */
+export const createFileBodySchema = (maxBytes: number) =>
+  z.strictObject({
+    filename: FilenameSchema,
+    contentType: z.string().min(1).max(255).optional(),
+    size: z.number().int().min(0).max(maxBytes).optional(),
+  });
 
 export const CreatedFileSchema = z.object({
   id: z.uuid(),
@@ -39,7 +41,7 @@ export const CreatedFileSchema = z.object({
   expiresAt: z.iso.datetime(),
 });
 
-export const fileRoutes = (deps: { objectStore: ObjectStore }): RouteDefinition[] => [
+export const fileRoutes = (deps: { objectStore: ObjectStore; maxUploadBytes: number }): RouteDefinition[] => [
   defineRoute({
     method: 'post',
     path: '/v1/files',
@@ -47,7 +49,7 @@ export const fileRoutes = (deps: { objectStore: ObjectStore }): RouteDefinition[
     summary: 'Reserve an uploaded file: PUT its bytes to uploadUrl (no API key) within an hour',
     tag: TAG,
     scope: 'files:write',
-    body: CreateFileBodySchema,
+    body: createFileBodySchema(deps.maxUploadBytes),
     responses: { 201: { description: 'Upload URL issued', schema: CreatedFileSchema } },
     handler: async ({ body, principal }) => {
       const id = randomUUID();
