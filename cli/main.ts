@@ -13,6 +13,7 @@ commands:
   api                       the REST API server alone (AGENTRY_STORE=kubernetes in a cluster)
   operator                  the operator alone: reconcilers, leader election, /metrics on AGENTRY_METRICS_PORT
   runner                    the agent runner inside a workspace (started by the operator)
+  lake                      the context-lake server of an organization (started by the operator)
   keys create|list|revoke   manage API keys (embedded data directory, or a cluster with --kubeconfig)
   webhook-keys show|rotate [--window 24h]
                             webhook signing keys (embedded data directory, or a cluster with --kubeconfig)
@@ -51,6 +52,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./webhook-keys.js')).runWebhookKeysCommand(rest, loadConfig());
     case 'runner':
       return (await import('./runner.js')).runRunnerCommand();
+    case 'lake':
+      return (await import('./lake.js')).runLakeCommand();
     case 'crds': {
       const { runCrdsCommand } = await import('./crds.js');
       const { values } = parseArgs({

@@ -15,3 +15,14 @@ export const REPOSITORY_RUNNER_COMMAND: RunnerCommand = {
     'runner',
   ],
 };
+
+/** `agentry lake` from this repository's TypeScript, for tests that start the lake server as a process. */
+export const REPOSITORY_LAKE_COMMAND: RunnerCommand = {
+  command: process.execPath,
+  args: [
+    '--import',
+    pathToFileURL(join(resolve('.'), 'test/support/register-swc.mjs')).href,
+    join(resolve('.'), 'cli/main.ts'),
+    'lake',
+  ],
+};

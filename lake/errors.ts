@@ -1,0 +1,42 @@
+import type { z } from 'zod';
+import type { LakeErrorCodeSchema } from '../platform/lake-protocol.js';
+
+export type LakeErrorCode = z.infer<typeof LakeErrorCodeSchema>;
+
+/** The one error the lake's routes answer with; anything else is a 500 whose cause stays in the log. */
+export class LakeError extends Error {
+  override name = 'LakeError';
+
+  constructor(
+    readonly code: LakeErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  get status(): number {
+    return statusOf(this.code);
+  }
+}
+
+export function statusOf(code: LakeErrorCode): number {
+  switch (code) {
+    case 'sql_error':
+    case 'bad_request':
+      return 400;
+    case 'unauthorized':
+      return 401;
+    case 'not_found':
+      return 404;
+    case 'not_loaded':
+      return 503;
+    case 'timeout':
+      return 504;
+  }
+}
+
+export const errorBody = (code: string, message: string) => ({ error: { code, message } });
+
+/** A message for a status or log line, whatever was thrown. */
+export const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

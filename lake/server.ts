@@ -1,0 +1,199 @@
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import { resolve } from 'node:path';
+import express from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
+import type { z } from 'zod';
+import {
+  LakeConfigRequestSchema,
+  RefreshRequestSchema,
+  SqlRequestSchema,
+} from '../platform/lake-protocol.js';
+import { createLogger } from '../platform/log.js';
+import type { Logger } from '../platform/log.js';
+import { requireWorkloadToken } from '../platform/workload-auth.js';
+import type { LakeServerConfig } from './config.js';
+import { LakeEngine } from './engine.js';
+import { LakeError, errorBody } from './errors.js';
+import { Lake } from './lake.js';
+import { requestLog } from './request-log.js';
+import { runQuery } from './sql.js';
+
+/** The lake server's HTTP API (platform/lake-protocol.ts); every route sits behind the workload token. */
+
+export interface LakeAppOptions {
+  token: string;
+  lake: Lake;
+  engine: LakeEngine;
+  logger: Logger;
+  rowLimit: number;
+  queryTimeoutMs: number;
+}
+
+/** Parses a body with the protocol's schema; a 400 names each problem (paths, never values). */
+function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`);
+  throw new LakeError('bad_request', `invalid request: ${problems.slice(0, 10).join('; ')}`);
+}
+
+/** body-parser's errors carry a `type`; those are the client's fault, not ours. */
+function bodyError(err: unknown): { status: number; message: string } | undefined {
+  if (typeof err !== 'object' || err === null || !('type' in err)) return undefined;
+  if (err.type === 'entity.too.large') return { status: 413, message: 'The request body is too large' };
+  if (err.type === 'entity.parse.failed')
+    return { status: 400, message: 'The request body is not valid JSON' };
+  return undefined;
+}
+
+/** Interrupts the query when the caller hangs up before the answer is sent. */
+function callerGone(res: Response): AbortSignal {
+  const abort = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  return abort.signal;
+}
+
+export function createLakeApp(options: LakeAppOptions): Express {
+  const { lake, engine } = options;
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestLog(options.logger));
+  app.use(requireWorkloadToken(options.token, { realm: 'agentry-lake' }));
+  // Configs of 500 datasets and queries of up to a million characters.
+  app.use(express.json({ limit: '4mb' }));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/v1/status', (_req, res) => {
+    res.json(lake.status());
+  });
+  app.put('/v1/config', (req, res) => {
+    const request = parseBody(LakeConfigRequestSchema, req.body);
+    res.status(202).json(lake.applyConfig(request.generation, request.config));
+  });
+  app.post('/v1/refresh', (req, res) => {
+    const request = parseBody(RefreshRequestSchema, req.body);
+    res.status(202).json({ accepted: lake.refresh(request.datasets) });
+  });
+  app.post('/v1/sql', async (req, res) => {
+    const request = parseBody(SqlRequestSchema, req.body);
+    if (!lake.configured) throw new LakeError('not_loaded', 'The lake has no configuration yet');
+    lake.noteQuery();
+    const result = await runQuery(engine, request.query, {
+      rowLimit: request.rowLimit ?? options.rowLimit,
+      timeoutMs: request.timeoutMs ?? options.queryTimeoutMs,
+      signal: callerGone(res),
+    });
+    res.json(result);
+  });
+
+  app.use((req: Request, res: Response) => {
+    res.status(404).json(errorBody('not_found', `No route for ${req.method} ${req.path}`));
+  });
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (err instanceof LakeError) {
+      res.status(err.status).json(errorBody(err.code, err.message));
+      return;
+    }
+    const known = bodyError(err);
+    if (known !== undefined) {
+      res.status(known.status).json(errorBody('bad_request', known.message));
+      return;
+    }
+    req.log.error({ err, reqId: req.id }, 'request failed');
+    res.status(500).json(errorBody('internal_error', 'Internal server error'));
+  });
+  return app;
+}
+
+export interface RunningLake {
+  server: Server;
+  /** `http://HOST:PORT` with the port actually bound (AGENTRY_LAKE_PORT=0 picks one). */
+  url: string;
+  port: number;
+  lake: Lake;
+  /** Stops taking requests, lets those in flight finish (cut after a grace period), stops loading, closes DuckDB. */
+  stop(): Promise<void>;
+}
+
+/** An IPv6 literal needs brackets inside a URL. */
+const hostInUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);
+
+async function listen(server: Server, host: string, port: number): Promise<number> {
+  await new Promise<void>((done, fail) => {
+    server.once('error', (err) => {
+      fail(new Error(`the lake server cannot listen on ${host}:${port}`, { cause: err }));
+    });
+    server.listen(port, host, done);
+  });
+  const address = server.address();
+  return typeof address === 'object' && address !== null ? address.port : port;
+}
+
+function closeServer(server: Server, graceMs: number): Promise<void> {
+  const closed = new Promise<void>((done) => {
+    server.close(() => {
+      done();
+    });
+  });
+  server.closeIdleConnections(); // keep-alive sockets would hold close() open for seconds
+  const cutOff = setTimeout(() => {
+    server.closeAllConnections();
+  }, graceMs);
+  cutOff.unref();
+  return closed.finally(() => {
+    clearTimeout(cutOff);
+  });
+}
+
+/**
+ * Starts the lake server from its parsed configuration: DuckDB (locked down), the loader and the
+ * HTTP API. Used by `agentry lake` and by tests in process.
+ */
+export async function startLakeServer(
+  config: LakeServerConfig,
+  options: { logger?: Logger; closeGraceMs?: number } = {},
+): Promise<RunningLake> {
+  const logger = options.logger ?? createLogger({ level: config.AGENTRY_LOG_LEVEL, name: 'agentry-lake' });
+  const engine = await LakeEngine.open({
+    dataDir: resolve(config.AGENTRY_LAKE_DATA_DIR),
+    memoryLimit: config.AGENTRY_LAKE_MEMORY_LIMIT,
+    threads: config.AGENTRY_LAKE_THREADS,
+  });
+  const lake = new Lake({ engine, connectors: config.AGENTRY_LAKE_CONNECTORS, logger });
+  const app = createLakeApp({
+    token: config.AGENTRY_LAKE_TOKEN,
+    lake,
+    engine,
+    logger,
+    rowLimit: config.AGENTRY_LAKE_ROW_LIMIT,
+    queryTimeoutMs: config.AGENTRY_LAKE_QUERY_TIMEOUT,
+  });
+  const server = createServer(app);
+  let port: number;
+  try {
+    port = await listen(server, config.AGENTRY_LAKE_HOST, config.AGENTRY_LAKE_PORT);
+  } catch (err) {
+    await engine.close();
+    throw err;
+  }
+  return {
+    server,
+    port,
+    url: `http://${hostInUrl(config.AGENTRY_LAKE_HOST)}:${port}`,
+    lake,
+    async stop() {
+      await closeServer(server, options.closeGraceMs ?? 5000);
+      await lake.close();
+      await engine.close();
+    },
+  };
+}
