@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { Runtime } from '../crds/index.js';
 import { startOperator } from '../operator/operator.js';
+import { notificationQueuesFromConfig } from '../platform/lake-notifications/queues.js';
 import { KubevirtRuntime } from '../operator/runtimes/kubevirt.js';
 import { PodRuntime } from '../operator/runtimes/pod.js';
 import type { WorkloadRuntime } from '../operator/runtimes/types.js';
@@ -81,6 +82,7 @@ export async function runOperatorCommand(config: Config): Promise<number> {
     });
   });
   const installationKey = await ensureInstallationKey(store, config.AGENTRY_NAMESPACE);
+  const lakeNotificationQueues = notificationQueuesFromConfig(config);
   const operator = await startOperator({
     store,
     logger,
@@ -94,6 +96,7 @@ export async function runOperatorCommand(config: Config): Promise<number> {
     executors: await loadExecutorCatalog(config.AGENTRY_EXECUTORS_FILE),
     deletedTaskRetentionMs: parseDuration(config.AGENTRY_DELETED_TASK_RETENTION),
     webhooks: webhookDeliverySettings(config, false),
+    ...(lakeNotificationQueues === undefined ? {} : { lakeNotificationQueues }),
     ...(config.AGENTRY_LEADER_ELECTION
       ? { leaderElection: { namespace: config.AGENTRY_NAMESPACE, name: 'agentry-operator' } }
       : {}),
@@ -105,6 +108,7 @@ export async function runOperatorCommand(config: Config): Promise<number> {
   );
   const outcome = await Promise.race([stopRequested, operator.done]);
   await operator.stop();
+  lakeNotificationQueues?.close();
   health.close();
   await store.close();
   if (outcome === 'lost-leadership')

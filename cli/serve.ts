@@ -3,7 +3,9 @@ import type { Express } from 'express';
 import type { Server } from 'node:http';
 import { createApiApp } from '../api/app.js';
 import { ReadModel } from '../api/read-model.js';
-import { publicUrlOf } from '../platform/config.js';
+import { artifactLimitsOf, publicUrlOf } from '../platform/config.js';
+import { notificationQueuesFromConfig } from '../platform/lake-notifications/queues.js';
+import type { SqsNotificationQueues } from '../platform/lake-notifications/queues.js';
 import type { Config } from '../platform/config.js';
 import type { Connector } from '../platform/lake-config/dataset-source.js';
 import { parseDuration } from '../platform/duration.js';
@@ -78,7 +80,12 @@ async function startEmbeddedOperator(
   config: Config,
   logger: Logger,
   registry: Registry,
-  shared: { installationKey: InstallationKey; executors: ExecutorCatalog; objectStore: ObjectStore },
+  shared: {
+    installationKey: InstallationKey;
+    executors: ExecutorCatalog;
+    objectStore: ObjectStore;
+    lakeNotificationQueues?: SqsNotificationQueues;
+  },
 ): Promise<{ operator: RunningOperator; runtime: ProcessRuntime }> {
   let notify: (namespace: string, name: string, program: 'runner' | 'lake') => void = () => undefined;
   const runtime = new ProcessRuntime({
@@ -137,10 +144,12 @@ export async function serve(config: Config, announce: (line: string) => void): P
   const url = `http://${config.AGENTRY_HOST}:${port}`;
   const publicUrl = config.AGENTRY_PUBLIC_URL === undefined ? url : publicUrlOf(config);
   const objectStore = openObjectStore(config, { installationKey, publicUrl });
+  const notificationQueues = notificationQueuesFromConfig(config);
   const { operator, runtime } = await startEmbeddedOperator(store, config, logger, metrics, {
     installationKey,
     executors,
     objectStore,
+    ...(notificationQueues === undefined ? {} : { lakeNotificationQueues: notificationQueues }),
   });
   const readModel = new ReadModel(store, { controlNamespace: config.AGENTRY_NAMESPACE, logger });
   let ready = false;
@@ -158,6 +167,8 @@ export async function serve(config: Config, announce: (line: string) => void): P
     publicUrl,
     // The API accepts the datasets the lakes this process starts can load.
     lakeConnectors: embeddedLakeConnectors(config),
+    ...(notificationQueues === undefined ? {} : { notificationQueues }),
+    artifactLimits: artifactLimitsOf(config),
     version: AGENTRY_VERSION,
     isReady: () => ready,
   });
@@ -186,6 +197,7 @@ export async function serve(config: Config, announce: (line: string) => void): P
       await operator.stop();
       // A clean stop of the embedded default stops its runners; after a crash the next start adopts them.
       await runtime.close({ stopRunners: true });
+      notificationQueues?.close();
       await store.close();
     },
   };

@@ -35,6 +35,9 @@ import {
 } from './runtimes/kube-types.js';
 import type { WorkloadRuntime } from './runtimes/types.js';
 import { addWebhookDeliveryController } from './webhooks/index.js';
+import { addLakeNotificationsController } from './notifications/index.js';
+import { addUploadedFileExpiryController } from './storage/uploaded-file-expiry.js';
+import type { SqsNotificationQueues } from '../platform/lake-notifications/queues.js';
 
 export interface OperatorOptions {
   store: ResourceStore;
@@ -59,6 +62,8 @@ export interface OperatorOptions {
   webhooks?: { publicUrl: string; allowPrivateTargets: boolean; retrySchedule?: number[] };
   /** Uploaded files, handed to runners as signed URLs; the API server's store. Without it, prompts naming files fail. */
   objectStore?: ObjectStore;
+  /** The organizations' SQS queues of S3 bucket notifications (AGENTRY_SQS_ENABLED); without them, nothing is polled. */
+  lakeNotificationQueues?: SqsNotificationQueues;
   /** Context lakes run in the same runtimes (each runtime needs its lake settings: image, or the process runtime's lake command). */
   contextLakes?: {
     /** Parallel reconciles of context lakes. Default 2. */
@@ -144,6 +149,22 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       registry: options.registry,
       controlNamespace: options.controlNamespace ?? 'agentry-system',
       installationKey: options.installationKey,
+    });
+  }
+  if (options.lakeNotificationQueues !== undefined) {
+    addLakeNotificationsController(manager, {
+      store,
+      logger,
+      registry: options.registry,
+      queues: options.lakeNotificationQueues,
+      installationKey: options.installationKey,
+    });
+  }
+  if (options.objectStore !== undefined) {
+    addUploadedFileExpiryController(manager, {
+      objectStore: options.objectStore,
+      logger: logger.child({ controller: 'uploaded-file-expiry' }),
+      registry: options.registry,
     });
   }
   await manager.start();
