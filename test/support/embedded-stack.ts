@@ -9,6 +9,7 @@ import type { OperatorOptions, RunningOperator } from '../../operator/operator.j
 import { ProcessRuntime } from '../../operator/runtimes/process.js';
 import { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import { ensureInstallationKey } from '../../platform/installation-key.js';
+import type { SqsNotificationQueues } from '../../platform/lake-notifications/queues.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import { CONTROL_NAMESPACE, startTestApi } from './api-server.js';
@@ -32,6 +33,8 @@ export async function startEmbeddedStack(
     webhooks?: OperatorOptions['webhooks'];
     /** Context lakes run `agentry lake` from the repository with these connectors (default s3,https,file). */
     contextLakes?: OperatorOptions['contextLakes'] & { connectors?: string };
+    /** S3 bucket notifications through SQS (moto in the cluster project): the API answers queues, the operator polls them. */
+    lakeNotificationQueues?: SqsNotificationQueues;
   } = {},
 ): Promise<EmbeddedStack> {
   const dir = await mkdtemp(join(tmpdir(), options.prefix ?? 'agentry-stack-'));
@@ -50,7 +53,8 @@ export async function startEmbeddedStack(
     },
   });
   // The API first: the operator hands runners signed URLs of the API's object store.
-  const api = await startTestApi({ store });
+  const queues = options.lakeNotificationQueues;
+  const api = await startTestApi({ store, ...(queues === undefined ? {} : { notificationQueues: queues }) });
   const operator = await startOperator({
     store,
     logger,
@@ -63,6 +67,7 @@ export async function startEmbeddedStack(
     objectStore: api.objectStore,
     ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
     ...(options.contextLakes === undefined ? {} : { contextLakes: options.contextLakes }),
+    ...(queues === undefined ? {} : { lakeNotificationQueues: queues }),
   });
   notify = (ns, name, program) => {
     if (program === 'lake') operator.notifyContextLake(ns, name);
