@@ -84,7 +84,7 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 
 }
 
 /** Starts moto (S3 and SQS) on a free loopback port; detached into its own process group. */
-async function startMoto(tools: Tools, workdir: string): Promise<{ pid: number; url: string }> {
+export async function startMoto(tools: Tools, workdir: string): Promise<{ pid: number; url: string }> {
   const port = await freePort();
   const child = spawn(tools.MOTO_SERVER, ['-H', '127.0.0.1', '-p', String(port)], {
     stdio: ['ignore', 'ignore', 'ignore'],
