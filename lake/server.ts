@@ -16,7 +16,7 @@ import type { LakeServerConfig } from './config.js';
 import { LakeEngine } from './engine.js';
 import { LakeError, errorBody } from './errors.js';
 import { Lake } from './lake.js';
-import { requestLog } from './request-log.js';
+import { workloadRequestLog } from '../platform/workload-request-log.js';
 import { runQuery } from './sql.js';
 
 /** The lake server's HTTP API (platform/lake-protocol.ts); every route sits behind the workload token. */
@@ -60,7 +60,13 @@ export function createLakeApp(options: LakeAppOptions): Express {
   const { lake, engine } = options;
   const app = express();
   app.disable('x-powered-by');
-  app.use(requestLog(options.logger));
+  // 503 not_loaded and 504 timeout are the caller's situation, not a fault of the lake.
+  app.use(
+    workloadRequestLog(options.logger, {
+      quietPaths: ['/healthz', '/v1/status'],
+      callerStatuses: [503, 504],
+    }),
+  );
   app.use(requireWorkloadToken(options.token, { realm: 'agentry-lake' }));
   // Configs of 500 datasets and queries of up to a million characters.
   app.use(express.json({ limit: '4mb' }));

@@ -11,7 +11,7 @@ import { runExecutor as realRunExecutor } from './executors/run.js';
 import type { RunExecutor } from './executors/types.js';
 import { PromptQueue } from './prompt-queue.js';
 import { PromptRecordStore } from './prompt-records.js';
-import { requestLog } from './request-log.js';
+import { workloadRequestLog } from '../platform/workload-request-log.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { taskRoutes } from './routes/tasks.js';
 import { DEFAULT_KEEPALIVE_MS } from './sse.js';
@@ -79,7 +79,7 @@ export function createRunnerApp(options: RunnerAppOptions): RunnerApp {
   });
   const app = express();
   app.disable('x-powered-by');
-  app.use(requestLog(logger));
+  app.use(workloadRequestLog(logger, { quietPaths: ['/healthz'] }));
   app.use(requireToken(options.token));
 
   app.get('/healthz', (_req, res) => {

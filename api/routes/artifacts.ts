@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { artifactKey, artifactPrefix } from '../../platform/objectstore/keys.js';
-import type { ObjectInfo, ObjectStore } from '../../platform/objectstore/types.js';
-import { defaultContentType, isObjectStoreError } from '../../platform/objectstore/types.js';
+import type { ObjectStore } from '../../platform/objectstore/types.js';
+import { defaultContentType, isObjectStoreError, listAllObjects } from '../../platform/objectstore/types.js';
 import {
   ArtifactFilenameSchema,
   ArtifactRecordSchema,
@@ -87,18 +87,6 @@ async function storage<T>(call: Promise<T>): Promise<T> {
   }
 }
 
-/** Every artifact of a workspace: all pages of the store's listing (its order is by key, ours by time). */
-async function listAll(objectStore: ObjectStore, prefix: string): Promise<ObjectInfo[]> {
-  const all: ObjectInfo[] = [];
-  let startAfter: string | undefined;
-  do {
-    const page = await objectStore.list(prefix, startAfter === undefined ? {} : { startAfter });
-    all.push(...page.items);
-    startAfter = page.nextStartAfter;
-  } while (startAfter !== undefined);
-  return all;
-}
-
 export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
   const limits: ArtifactLimits = { ...DEFAULT_ARTIFACT_LIMITS, ...deps.limits };
   const { objectStore, readModel } = deps;
@@ -121,7 +109,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
       },
       handler: async ({ params, query, principal }) => {
         const prefix = prefixOf(principal.namespace, params.id);
-        const records = (await storage(listAll(objectStore, prefix)))
+        const records = (await storage(listAllObjects(objectStore, prefix)))
           .map((info) => presentArtifact(prefix, info))
           .sort(newestArtifactFirst);
         return { status: 200, body: paginate(records, query, (record) => record) };

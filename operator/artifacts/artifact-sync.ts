@@ -3,6 +3,7 @@ import type { Counter } from 'prom-client';
 import type { Logger } from '../../platform/log.js';
 import { artifactKey, artifactPrefix } from '../../platform/objectstore/keys.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
+import { listAllObjects } from '../../platform/objectstore/types.js';
 import { RunnerRequestError } from '../../platform/runner-client.js';
 import type { RunnerClient } from '../../platform/runner-client.js';
 import type { ArtifactBase, ArtifactBaseEntry } from '../../platform/runner-protocol.js';
@@ -41,13 +42,8 @@ export class ArtifactSyncError extends Error {
 /** Every artifact object of the workspace, page by page, as path → store side. */
 async function storeSide(store: ObjectStore, prefix: string): Promise<Map<string, StoreSide>> {
   const side = new Map<string, StoreSide>();
-  let startAfter: string | undefined;
-  do {
-    const page = await store.list(prefix, startAfter === undefined ? {} : { startAfter });
-    for (const item of page.items)
-      side.set(item.key.slice(prefix.length), { etag: unquoteEtag(item.etag), size: item.size });
-    startAfter = page.nextStartAfter;
-  } while (startAfter !== undefined);
+  for (const item of await listAllObjects(store, prefix))
+    side.set(item.key.slice(prefix.length), { etag: unquoteEtag(item.etag), size: item.size });
   return side;
 }
 

@@ -4,7 +4,8 @@ import { OrganizationType, TaskType, organizationNamespace } from '../../crds/in
 import type { Task } from '../../crds/index.js';
 import type { Logger } from '../../platform/log.js';
 import { uploadedFileKey } from '../../platform/objectstore/keys.js';
-import type { ObjectInfo, ObjectStore } from '../../platform/objectstore/types.js';
+import type { ObjectStore } from '../../platform/objectstore/types.js';
+import { listAllObjects } from '../../platform/objectstore/types.js';
 import type {
   Caches,
   ControllerManager,
@@ -41,18 +42,6 @@ export function filesStillNeeded(tasks: readonly Task[]): Set<string> {
     }
   }
   return needed;
-}
-
-/** Every object under a prefix, through the store's pages. */
-async function listAll(objectStore: ObjectStore, prefix: string): Promise<ObjectInfo[]> {
-  const all: ObjectInfo[] = [];
-  let startAfter: string | undefined;
-  do {
-    const page = await objectStore.list(prefix, startAfter === undefined ? {} : { startAfter });
-    all.push(...page.items);
-    startAfter = page.nextStartAfter;
-  } while (startAfter !== undefined);
-  return all;
 }
 
 /**
@@ -100,7 +89,7 @@ export class UploadedFileExpiryReconciler implements Reconciler {
   async sweep(namespace: string, now: number): Promise<number> {
     const prefix = uploadedFileKey(namespace, '');
     const needed = filesStillNeeded(this.caches.list(TaskType, namespace));
-    const expired = (await listAll(this.options.objectStore, prefix)).filter(
+    const expired = (await listAllObjects(this.options.objectStore, prefix)).filter(
       (info) =>
         now - Date.parse(info.updatedAt) > this.maxAgeMs && !needed.has(info.key.slice(prefix.length)),
     );

@@ -181,3 +181,15 @@ export function expiryOf(expiresInSeconds: number, now = Date.now()): { expires:
   const expires = Math.floor(now / 1000) + expiresInSeconds;
   return { expires, expiresAt: new Date(expires * 1000).toISOString() };
 }
+
+/** Every object under a prefix, through all of the store's pages (in key order). */
+export async function listAllObjects(store: ObjectStore, prefix: string): Promise<ObjectInfo[]> {
+  const all: ObjectInfo[] = [];
+  let startAfter: string | undefined;
+  do {
+    const page = await store.list(prefix, startAfter === undefined ? {} : { startAfter });
+    all.push(...page.items);
+    startAfter = page.nextStartAfter;
+  } while (startAfter !== undefined);
+  return all;
+}
