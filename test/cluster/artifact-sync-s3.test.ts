@@ -2,7 +2,6 @@
 // in-process runner: S3's quoted ETags, and multipart uploads (past 5 MiB) whose ETag is no MD5.
 // Other tests share moto: this file uses a bucket of its own and never resets it.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CreateBucketCommand, DeleteBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,23 +11,16 @@ import type { ArtifactSyncResult } from '../../operator/artifacts/artifact-sync.
 import { createLogger } from '../../platform/log.js';
 import { artifactKey } from '../../platform/objectstore/keys.js';
 import { S3ObjectStore } from '../../platform/objectstore/s3.js';
-import type { S3ObjectStoreOptions } from '../../platform/objectstore/s3.js';
 import { RunnerClient } from '../../platform/runner-client.js';
 import { createRunnerApp, listenRunner } from '../../runner/server.js';
 import type { RunnerApp, RunningRunner } from '../../runner/server.js';
 import { RunnerState } from '../../runner/state.js';
-import { testCluster } from './support.js';
+import { useMotoBucket } from './moto-bucket.js';
 
 const NAMESPACE = 'agentry-org-s3sync';
 const WORKSPACE = 'w1';
 const TOKEN = randomBytes(24).toString('base64url');
-const bucket = `artifact-sync-${randomBytes(6).toString('hex')}`;
-const connection = (): Omit<S3ObjectStoreOptions, 'bucket'> => ({
-  region: 'us-east-1',
-  endpoint: testCluster().motoUrl,
-  forcePathStyle: true,
-  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-});
+const { bucket, connection } = useMotoBucket('artifact-sync');
 
 let root: string;
 let artifacts: string;
@@ -38,12 +30,6 @@ let http: RunningRunner;
 let runner: RunnerClient;
 
 beforeAll(async () => {
-  const admin = new S3Client(connection());
-  try {
-    await admin.send(new CreateBucketCommand({ Bucket: bucket }));
-  } finally {
-    admin.destroy();
-  }
   store = new S3ObjectStore({ bucket, ...connection() });
   root = await mkdtemp(join(tmpdir(), 'agentry-artifact-sync-s3-'));
   artifacts = join(root, 'code', 'artifacts');
@@ -65,14 +51,7 @@ afterAll(async () => {
   await http.stop();
   await app.shutdown();
   await rm(root, { recursive: true, force: true });
-  const admin = new S3Client(connection());
-  try {
-    await store.deletePrefix('');
-    await admin.send(new DeleteBucketCommand({ Bucket: bucket }));
-  } finally {
-    store.close();
-    admin.destroy();
-  }
+  store.close();
 });
 
 const sync = (): Promise<ArtifactSyncResult> =>

@@ -1,47 +1,14 @@
 // The object store conformance suite, unchanged, against S3ObjectStore on the cluster harness's moto.
-// Other tests share moto (and reset it), so this file uses a bucket of its own and never resets.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  CreateBucketCommand,
-  DeleteBucketCommand,
-  ListMultipartUploadsCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+// Other tests share moto, so this file uses a bucket of its own and never resets it.
+import { describe, expect, it } from '@jest/globals';
+import { ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { S3ObjectStore } from '../../platform/objectstore/s3.js';
-import type { S3ObjectStoreOptions } from '../../platform/objectstore/s3.js';
 import { objectStoreContract } from '../contracts/object-store.contract.js';
-import { testCluster } from './support.js';
+import { useMotoBucket } from './moto-bucket.js';
 
-const bucket = `objects-${randomBytes(6).toString('hex')}`;
-const connection = (): Omit<S3ObjectStoreOptions, 'bucket'> => ({
-  region: 'us-east-1',
-  endpoint: testCluster().motoUrl,
-  forcePathStyle: true,
-  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-});
-
-beforeAll(async () => {
-  const admin = new S3Client(connection());
-  try {
-    await admin.send(new CreateBucketCommand({ Bucket: bucket }));
-  } finally {
-    admin.destroy();
-  }
-});
-
-afterAll(async () => {
-  const store = new S3ObjectStore({ bucket, ...connection() });
-  const admin = new S3Client(connection());
-  try {
-    await store.deletePrefix('');
-    await admin.send(new DeleteBucketCommand({ Bucket: bucket }));
-  } finally {
-    store.close();
-    admin.destroy();
-  }
-});
+const { bucket, connection } = useMotoBucket('objects');
 
 objectStoreContract(
   'S3ObjectStore on moto',
