@@ -88,7 +88,10 @@ beforeAll(async () => {
   const second = await call(api, `/v1/tasks/${taskId}/prompts`, {
     key,
     method: 'POST',
-    body: { prompt: 'for i in 1 2 3; do echo line-$i; done' },
+    body: {
+      prompt:
+        'mkdir -p artifacts && echo quarterly > artifacts/report.txt\nfor i in 1 2 3; do echo line-$i; done',
+    },
   });
   expect(second.status).toBe(201);
   reference = await streamOf();
@@ -191,6 +194,16 @@ describe('after the workspace hibernated', () => {
   }, 90_000);
 
   replayTests('hibernated');
+
+  it('serves the artifact the prompt wrote, from object storage', async () => {
+    const res = await call(api, `/v1/workspaces/${workspace}/artifacts/report.txt`, { key });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('quarterly\n');
+    const list = (await (await call(api, `/v1/workspaces/${workspace}/artifacts`, { key })).json()) as {
+      data: { filename: string }[];
+    };
+    expect(list.data.map((artifact) => artifact.filename)).toEqual(['report.txt']);
+  });
 });
 
 describe('after the workspace was deleted', () => {
