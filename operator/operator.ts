@@ -136,6 +136,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       runtimes: options.runtimes,
       defaultRuntime: options.defaultRuntime,
       installationKey: options.installationKey,
+      objectStore: options.objectStore,
     }),
     workers: options.agentComputerWorkers ?? 4,
   });

@@ -9,6 +9,8 @@ import {
 import type { AgentComputer, AgentComputerStatus, Runtime } from '../../crds/index.js';
 import { parseDuration } from '../../platform/duration.js';
 import type { EventRecorder } from '../../platform/events.js';
+import { artifactPrefix } from '../../platform/objectstore/keys.js';
+import type { ObjectStore } from '../../platform/objectstore/types.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
 import { deepEqual } from '../../platform/store/merge.js';
@@ -35,6 +37,8 @@ export interface AgentComputerReconcilerOptions {
   defaultRuntime: Runtime;
   logger: Logger;
   installationKey: InstallationKey;
+  /** Where the workspace's artifacts are kept; its deletion removes them (nothing can read them after). */
+  objectStore?: ObjectStore | undefined;
   now?: () => Date;
 }
 
@@ -105,6 +109,9 @@ export class AgentComputerReconciler implements Reconciler {
       ac.metadata.namespace ?? '',
       tokenSecretName(ac),
       ac.metadata.uid ?? '',
+    );
+    await this.options.objectStore?.deletePrefix(
+      artifactPrefix(ac.metadata.namespace ?? '', ac.metadata.name),
     );
     const finalizers = (ac.metadata.finalizers ?? []).filter((f) => f !== WORKLOAD_FINALIZER);
     await this.options.store.replace(AgentComputerType, { ...ac, metadata: { ...ac.metadata, finalizers } });

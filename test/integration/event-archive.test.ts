@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentComputerType, TaskType } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
 import { archivePromptEvents } from '../../operator/artifacts/event-archive.js';
-import { promptEventsKey } from '../../platform/objectstore/keys.js';
+import { artifactPrefix, promptEventsKey } from '../../platform/objectstore/keys.js';
 import { RunnerClient } from '../../platform/runner-client.js';
 import type { TaskEvent } from '../../platform/runner-protocol.js';
 import { call } from '../support/api-server.js';
@@ -216,6 +216,11 @@ describe('after the workspace was deleted', () => {
   }, 90_000);
 
   replayTests('deleted');
+
+  it("removes the workspace's artifacts from object storage", async () => {
+    const left = await api.objectStore.list(artifactPrefix(NAMESPACE, workspace));
+    expect(left.items).toEqual([]);
+  });
 });
 
 describe('a hibernated workspace resumed by a new prompt', () => {
