@@ -25,6 +25,7 @@ export interface LakeOptions {
 interface Desired {
   generation: number;
   config: Spicepod;
+  revision: string | undefined;
 }
 
 type ViewState = LakeStatus['views'][string];
@@ -72,6 +73,7 @@ export class Lake {
   status(): LakeStatus {
     return {
       generation: this.appliedGeneration ?? this.desired?.generation ?? null,
+      revision: this.desired?.revision ?? null,
       loading: this.work !== undefined,
       datasets: Object.fromEntries(this.datasets),
       views: { ...this.views },
@@ -80,8 +82,8 @@ export class Lake {
   }
 
   /** Takes a new config; loading happens in the background. */
-  applyConfig(generation: number, config: Spicepod): LakeStatus {
-    this.desired = { generation, config };
+  applyConfig(generation: number, config: Spicepod, revision?: string): LakeStatus {
+    this.desired = { generation, config, revision };
     this.configChanged = true;
     const wanted = new Map(config.datasets.map((dataset) => [dataset.name, dataset]));
     for (const name of [...this.datasets.keys()]) if (!wanted.has(name)) this.datasets.delete(name);

@@ -79,7 +79,7 @@ export function createLakeApp(options: LakeAppOptions): Express {
   });
   app.put('/v1/config', (req, res) => {
     const request = parseBody(LakeConfigRequestSchema, req.body);
-    res.status(202).json(lake.applyConfig(request.generation, request.config));
+    res.status(202).json(lake.applyConfig(request.generation, request.config, request.revision));
   });
   app.post('/v1/refresh', (req, res) => {
     const request = parseBody(RefreshRequestSchema, req.body);

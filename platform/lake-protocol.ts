@@ -24,6 +24,11 @@ export const LakeConfigRequestSchema = z.strictObject({
   generation: z.number().int().min(0),
   /** The spicepod with secret references resolved to their values. */
   config: SpicepodSchema,
+  /**
+   * Opaque to the lake, echoed in status: the operator's digest of the resolved configuration, so
+   * that a changed credential (same generation) is seen as a configuration the lake does not have.
+   */
+  revision: z.string().max(200).optional(),
 });
 export type LakeConfigRequest = z.input<typeof LakeConfigRequestSchema>;
 
@@ -44,6 +49,8 @@ export const LakeViewStateSchema = z.object({
 export const LakeStatusSchema = z.object({
   /** Generation of the config being served (or loaded, when none was applied yet); null before any. */
   generation: z.number().int().nullable(),
+  /** The revision of the latest configuration pushed (served, or being loaded); null before any. */
+  revision: z.string().nullable().optional(),
   /** True while a config push or a refresh is being loaded. */
   loading: z.boolean(),
   datasets: z.record(z.string(), LakeDatasetStateSchema),

@@ -20,22 +20,15 @@ export type LakeSyncResult =
   /** The configuration cannot be applied until the resource or its Secret changes. */
   | { kind: 'config-invalid'; problem: string; status: LakeStatus; secretValues: readonly string[] };
 
-interface Pushed {
-  generation: number;
-  digest: string;
-  endpoint: string;
-}
-
 /**
  * Keeps each lake server on its ContextLake's configuration: reads GET /v1/status and, when the
- * lake serves another generation (or this generation with other credential values), resolves the
- * secret references and PUTs /v1/config. The lake loads in the background and keeps serving the old
- * data meanwhile; what was pushed is remembered so a load in progress is not restarted every pass.
+ * lake's latest configuration is not this one (another generation, or this generation with other
+ * credential values: the revision, a digest of the resolved configuration, tells), resolves the
+ * secret references and PUTs /v1/config. The lake loads in the background and keeps serving the
+ * old data meanwhile; it reports the revision it converges to, so a load in progress is not pushed
+ * again, by this operator or by the next one after a restart.
  */
 export class LakeConfigSync {
-  /** By ContextLake uid: the last configuration pushed, and where to. */
-  private readonly pushed = new Map<string, Pushed>();
-
   constructor(private readonly options: { timeoutMs?: number } = {}) {}
 
   async sync(
@@ -57,41 +50,18 @@ export class LakeConfigSync {
       return { kind: 'config-invalid', problem, status, secretValues: [] };
     }
     const { secretValues } = resolved;
-    if (!this.stale(lake, where.endpoint, status, resolved.digest))
-      return { kind: 'answered', status, pushed: false, secretValues };
     const generation = lake.metadata.generation ?? 0;
+    const revision = `${generation}:${resolved.digest}`;
+    if (status.revision === revision) return { kind: 'answered', status, pushed: false, secretValues };
     try {
-      status = await client.applyConfig({ generation, config: resolved.config });
+      status = await client.applyConfig({ generation, config: resolved.config, revision });
     } catch (err) {
       const problem = redactSecrets(describe(err), secretValues);
       if (err instanceof LakeRequestError && err.status === 400)
         return { kind: 'config-invalid', problem, status, secretValues };
       return { kind: 'unreachable', problem };
     }
-    this.pushed.set(lake.metadata.uid ?? '', {
-      generation,
-      digest: resolved.digest,
-      endpoint: where.endpoint,
-    });
     return { kind: 'answered', status: await settle(client, status), pushed: true, secretValues };
-  }
-
-  /**
-   * Whether the lake needs this configuration: it serves another generation and is not loading the
-   * one pushed from here, or it serves this generation but with credential values since changed.
-   */
-  private stale(lake: ContextLake, endpoint: string, status: LakeStatus, digest: string): boolean {
-    const generation = lake.metadata.generation ?? 0;
-    const last = this.pushed.get(lake.metadata.uid ?? '');
-    const ours = last?.generation === generation;
-    if (status.generation === generation) return ours && last.digest !== digest;
-    const loadingOurs = ours && last.digest === digest && last.endpoint === endpoint && status.loading;
-    return !loadingOurs;
-  }
-
-  /** The lake is gone: nothing to remember. */
-  forget(uid: string | undefined): void {
-    if (uid !== undefined) this.pushed.delete(uid);
   }
 }
 

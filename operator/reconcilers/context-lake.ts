@@ -175,7 +175,6 @@ export class ContextLakeReconciler implements Reconciler {
       lakeTokenSecretName(lake),
       lake.metadata.uid ?? '',
     );
-    this.configSync.forget(lake.metadata.uid);
     const finalizers = (lake.metadata.finalizers ?? []).filter((f) => f !== LAKE_WORKLOAD_FINALIZER);
     await this.options.store.replace(ContextLakeType, {
       ...lake,
