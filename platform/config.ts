@@ -93,6 +93,21 @@ export const ConfigSchema = z.object({
   AGENTRY_SQS_REGION: z.string().min(1).default('us-east-1'),
   /** For SQS-compatible services (and tests); credentials come from the AWS SDK's default chain. */
   AGENTRY_SQS_ENDPOINT: z.url().optional(),
+  /**
+   * AWS accounts whose buckets may send events to the queues (the policy's aws:SourceAccount),
+   * comma separated; empty: any account's bucket (events still count only when bucket and key
+   * match a dataset).
+   */
+  AGENTRY_SQS_SOURCE_ACCOUNTS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((account) => account.trim())
+        .filter((account) => account !== ''),
+    )
+    .pipe(z.array(z.string().regex(/^\d{12}$/, 'must be 12-digit AWS account ids'))),
   /** Queue names are `<prefix><organization namespace>`. */
   AGENTRY_SQS_QUEUE_PREFIX: z
     .string()

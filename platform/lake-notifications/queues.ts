@@ -238,7 +238,11 @@ export class SqsNotificationQueues implements NotificationQueues {
 export function notificationQueuesFromConfig(
   config: Pick<
     Config,
-    'AGENTRY_SQS_ENABLED' | 'AGENTRY_SQS_REGION' | 'AGENTRY_SQS_ENDPOINT' | 'AGENTRY_SQS_QUEUE_PREFIX'
+    | 'AGENTRY_SQS_ENABLED'
+    | 'AGENTRY_SQS_REGION'
+    | 'AGENTRY_SQS_ENDPOINT'
+    | 'AGENTRY_SQS_QUEUE_PREFIX'
+    | 'AGENTRY_SQS_SOURCE_ACCOUNTS'
   >,
 ): SqsNotificationQueues | undefined {
   if (!config.AGENTRY_SQS_ENABLED) return undefined;
@@ -246,5 +250,6 @@ export function notificationQueuesFromConfig(
     region: config.AGENTRY_SQS_REGION,
     endpoint: config.AGENTRY_SQS_ENDPOINT,
     queuePrefix: config.AGENTRY_SQS_QUEUE_PREFIX,
+    sourceAccounts: config.AGENTRY_SQS_SOURCE_ACCOUNTS,
   });
 }

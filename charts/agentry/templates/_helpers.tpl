@@ -157,6 +157,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - name: AGENTRY_SQS_ENDPOINT
   value: {{ . | quote }}
 {{- end }}
+{{- with .Values.sqs.sourceAccounts }}
+- name: AGENTRY_SQS_SOURCE_ACCOUNTS
+  value: {{ join "," . | quote }}
+{{- end }}
 {{- if include "agentry.awsCredentialsEnabled" . }}
 {{- /* The AWS SDK's default chain reads these; without them it uses IRSA / pod identity. */}}
 - name: AWS_ACCESS_KEY_ID
