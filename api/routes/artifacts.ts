@@ -195,6 +195,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
               objectStore.signedPutUrl(artifactKey(principal.namespace, workspace, file.filename), {
                 expiresInSeconds: limits.uploadUrlTtlSeconds,
                 contentType,
+                size: file.size,
               }),
             );
             return {

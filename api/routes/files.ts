@@ -58,7 +58,8 @@ export const fileRoutes = (deps: { objectStore: ObjectStore; maxUploadBytes: num
           uploadedFileKey(principal.namespace, id),
           {
             expiresInSeconds: FILE_URL_TTL_SECONDS,
-            ...(body.contentType === undefined ? {} : { contentType: body.contentType }),
+            contentType: body.contentType,
+            size: body.size,
           },
         );
         return { status: 201, body: { id, filename: body.filename, uploadUrl: url, expiresAt } };

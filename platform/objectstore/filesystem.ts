@@ -14,6 +14,7 @@ import type {
   ObjectInfo,
   ObjectStore,
   PutOptions,
+  SignedPutOptions,
   SignedUrl,
 } from './types.js';
 import {
@@ -192,9 +193,10 @@ export class FilesystemObjectStore implements ObjectStore {
     }
   }
 
-  signedPutUrl(key: string, options: { expiresInSeconds: number; contentType?: string }): Promise<SignedUrl> {
+  signedPutUrl(key: string, options: SignedPutOptions): Promise<SignedUrl> {
     // The content type is not part of the signature: the uploader's Content-Type header is stored.
-    return Promise.resolve().then(() => this.signedUrl('PUT', key, options.expiresInSeconds));
+    // A declared size is (the handler refuses a larger body).
+    return Promise.resolve().then(() => this.signedUrl('PUT', key, options.expiresInSeconds, options.size));
   }
 
   signedGetUrl(key: string, options: { expiresInSeconds: number }): Promise<SignedUrl> {
@@ -205,30 +207,36 @@ export class FilesystemObjectStore implements ObjectStore {
   checkSignature(
     method: SignedMethod,
     key: string,
-    expires: string,
-    signature: string,
+    signed: { expires: string; signature: string; size?: string | undefined },
     now = Date.now(),
   ): SignatureCheck {
+    const { expires, signature, size } = signed;
     if (!/^\d{1,12}$/.test(expires)) return 'invalid';
-    const expected = Buffer.from(this.sign(method, key, Number(expires)));
+    if (size !== undefined && !/^\d{1,15}$/.test(size)) return 'invalid';
+    const expected = Buffer.from(
+      this.sign(method, key, Number(expires), size === undefined ? undefined : Number(size)),
+    );
     const presented = Buffer.from(signature);
     if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) return 'invalid';
     return Number(expires) * 1000 < now ? 'expired' : 'valid';
   }
 
-  private signedUrl(method: SignedMethod, key: string, expiresInSeconds: number): SignedUrl {
+  private signedUrl(method: SignedMethod, key: string, expiresInSeconds: number, size?: number): SignedUrl {
     validateKey(key);
     const { expires, expiresAt } = expiryOf(expiresInSeconds);
     const query = new URLSearchParams({
       method,
       expires: String(expires),
-      signature: this.sign(method, key, expires),
+      ...(size === undefined ? {} : { size: String(size) }),
+      signature: this.sign(method, key, expires, size),
     });
     return { url: `${this.baseUrl}${STORAGE_PATH}${encodeURIComponent(key)}?${query.toString()}`, expiresAt };
   }
 
-  private sign(method: SignedMethod, key: string, expires: number): string {
-    return createHmac('sha256', this.secret).update(`${method}\n${key}\n${expires}`).digest('base64url');
+  private sign(method: SignedMethod, key: string, expires: number, size?: number): string {
+    // Without a size the signed text is what it was before sizes existed: issued URLs stay valid.
+    const text = `${method}\n${key}\n${expires}${size === undefined ? '' : `\n${size}`}`;
+    return createHmac('sha256', this.secret).update(text).digest('base64url');
   }
 
   /** `tree/<key>`, checked to stay under `tree` (validateKey already rules out `..`). */

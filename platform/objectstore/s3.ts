@@ -20,6 +20,7 @@ import type {
   ObjectInfo,
   ObjectStore,
   PutOptions,
+  SignedPutOptions,
   SignedUrl,
 } from './types.js';
 import {
@@ -244,16 +245,15 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  async signedPutUrl(
-    key: string,
-    options: { expiresInSeconds: number; contentType?: string },
-  ): Promise<SignedUrl> {
+  async signedPutUrl(key: string, options: SignedPutOptions): Promise<SignedUrl> {
     validateKey(key);
-    // The content type is signed: the client must send exactly this Content-Type header.
+    // A declared size is signed (Content-Length is a signed header: S3 refuses another length);
+    // the content type is not, so a client that sends none still succeeds.
     const command = new PutObjectCommand({
       Bucket: this.bucket,
       Key: key,
       ContentType: options.contentType ?? defaultContentType(key),
+      ...(options.size === undefined ? {} : { ContentLength: options.size }),
     });
     return this.presign(command, options.expiresInSeconds);
   }

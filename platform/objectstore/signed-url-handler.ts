@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { FilesystemObjectStore, SignedMethod } from './filesystem.js';
+import type { FilesystemObjectStore, SignatureCheck, SignedMethod } from './filesystem.js';
 import { STORAGE_PATH } from './filesystem.js';
 import { isObjectStoreError } from './types.js';
 
@@ -18,6 +18,8 @@ export type SignedUrlHandler = (req: IncomingMessage, res: ServerResponse) => Pr
 interface SignedRequest {
   method: SignedMethod;
   key: string;
+  /** The size a PUT URL was issued for: the body may not be larger. */
+  size: number | undefined;
 }
 
 function reply(res: ServerResponse, status: number, code: string, message: string, close = false): void {
@@ -32,6 +34,19 @@ function reply(res: ServerResponse, status: number, code: string, message: strin
     ...(close ? { Connection: 'close' } : {}),
   });
   res.end(body);
+}
+
+/** The signature check of a signed URL's query, and the size a PUT URL was issued for. */
+function checkQuery(
+  store: FilesystemObjectStore,
+  method: SignedMethod,
+  key: string,
+  q: URLSearchParams,
+): { check: SignatureCheck; size: number | undefined } {
+  const size = q.get('size') ?? undefined;
+  const signed = { expires: q.get('expires') ?? '', signature: q.get('signature') ?? '', size };
+  const check = q.get('method') === method ? store.checkSignature(method, key, signed) : 'invalid';
+  return { check, size: size === undefined ? undefined : Number(size) };
 }
 
 /** The key and method of a request whose signature holds, or undefined after answering it. */
@@ -58,16 +73,12 @@ function authorize(
     reply(res, 400, 'invalid_request', 'malformed key');
     return undefined;
   }
-  const { searchParams: q } = url;
-  const check =
-    q.get('method') === method
-      ? store.checkSignature(method, key, q.get('expires') ?? '', q.get('signature') ?? '')
-      : 'invalid';
+  const { check, size } = checkQuery(store, method, key, url.searchParams);
   if (check !== 'valid') {
     reply(res, 403, 'forbidden', check === 'expired' ? 'signed URL expired' : 'invalid signature');
     return undefined;
   }
-  return { method, key };
+  return { method, key, size };
 }
 
 async function serveGet(
@@ -100,9 +111,12 @@ async function servePut(
   req: IncomingMessage,
   res: ServerResponse,
   options: SignedUrlHandlerOptions,
-  key: string,
+  signed: SignedRequest,
 ): Promise<void> {
-  const { store, maxSize } = options;
+  const { store } = options;
+  const { key } = signed;
+  const limits = [options.maxSize, signed.size].filter((limit) => limit !== undefined);
+  const maxSize = limits.length === 0 ? undefined : Math.min(...limits);
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (maxSize !== undefined && declared > maxSize) {
     reply(res, 413, 'payload_too_large', `larger than ${maxSize} bytes`, true);
@@ -137,7 +151,7 @@ export function signedUrlHandler(options: SignedUrlHandlerOptions): SignedUrlHan
     const signed = authorize(req, res, options.store);
     if (signed === undefined) return;
     try {
-      if (signed.method === 'PUT') await servePut(req, res, options, signed.key);
+      if (signed.method === 'PUT') await servePut(req, res, options, signed);
       else await serveGet(req, res, options.store, signed.key);
     } catch (err) {
       if (isObjectStoreError(err, 'TooLarge')) reply(res, 413, 'payload_too_large', err.message, true);

@@ -58,6 +58,13 @@ export interface ListPage {
   nextStartAfter?: string;
 }
 
+export interface SignedPutOptions {
+  expiresInSeconds: number;
+  contentType?: string | undefined;
+  /** The size the uploader declared. */
+  size?: number | undefined;
+}
+
 export interface SignedUrl {
   url: string;
   expiresAt: string;
@@ -81,7 +88,11 @@ export interface ObjectStore {
   /** How many objects were deleted. */
   deletePrefix(prefix: string): Promise<number>;
   /** URLs a client uses without an API key; valid until expiresAt. */
-  signedPutUrl(key: string, options: { expiresInSeconds: number; contentType?: string }): Promise<SignedUrl>;
+  /**
+   * With `size`, the URL accepts a body of at most that many bytes (S3 signs it as the exact
+   * Content-Length; the directory store refuses a larger body with 413).
+   */
+  signedPutUrl(key: string, options: SignedPutOptions): Promise<SignedUrl>;
   signedGetUrl(key: string, options: { expiresInSeconds: number }): Promise<SignedUrl>;
 }
 

@@ -76,6 +76,8 @@ export interface ObjectStoreContractOptions {
    * backend fails it and the option can go. Real S3 refuses them (403 "Request has expired").
    */
   expiryNotEnforced?: string;
+  /** Likewise for a backend that does not check a signed Content-Length (moto checks no signature). */
+  declaredSizeNotEnforced?: string;
 }
 
 export function objectStoreContract(
@@ -271,6 +273,25 @@ export function objectStoreContract(
         (await store.signedGetUrl(`${p}upload/none`, { expiresInSeconds: 600 })).url,
       );
       expect(missing.status).toBe(404);
+    });
+
+    const sizeTitle =
+      options.declaredSizeNotEnforced === undefined
+        ? 'refuses a body larger than the size a signed PUT URL was issued for, storing nothing'
+        : `KNOWN GAP, does not check the size a signed PUT URL was issued for: ${options.declaredSizeNotEnforced}`;
+    it(sizeTitle, async () => {
+      const key = `${p}declared.bin`;
+      const put = await store.signedPutUrl(key, { expiresInSeconds: 600, size: 4 });
+      const larger = await fetch(put.url, { method: 'PUT', body: 'more than four bytes' });
+      if (options.declaredSizeNotEnforced === undefined) {
+        expect([403, 413]).toContain(larger.status);
+        expect(await store.head(key)).toBeUndefined();
+      } else {
+        expect(larger.status).toBe(200);
+      }
+      const exact = await fetch(put.url, { method: 'PUT', body: 'four' });
+      expect(exact.status).toBe(200);
+      expect((await store.head(key))?.size).toBe(4);
     });
 
     const expiryTitle =
