@@ -264,15 +264,21 @@ export class PromptQueue {
     } catch (err) {
       this.options.logger.error({ err, taskId, promptId }, 'cannot append the terminal status of a prompt');
     }
-    entry.state.status = terminal.status;
-    entry.state.completedAt = this.now().toISOString();
-    if (terminal.error !== undefined) entry.state.error = terminal.error;
-    if (terminal.finalResult !== undefined) entry.state.finalResult = terminal.finalResult;
+    const ended: PromptState = {
+      ...entry.state,
+      status: terminal.status,
+      completedAt: this.now().toISOString(),
+      ...(terminal.error === undefined ? {} : { error: terminal.error }),
+      ...(terminal.finalResult === undefined ? {} : { finalResult: terminal.finalResult }),
+    };
+    // On disk first (the record then drops the executor's secrets), shown second: whoever sees the
+    // prompt ended finds its record ended too.
     try {
-      await this.record(entry);
+      await this.record({ ...entry, state: ended });
     } catch (err) {
       this.options.logger.error({ err, taskId, promptId }, 'cannot record the end of a prompt');
     }
+    Object.assign(entry.state, ended);
     entry.request = undefined;
     entry.settle();
     this.options.logger.info({ taskId, promptId, status: terminal.status }, 'prompt ended');
