@@ -98,6 +98,7 @@ export function apiRoutes(
     | 'artifactLimits'
   >,
 ): RouteDefinition[] {
+  const now = options.now ?? (() => new Date());
   return [
     ...agentComputerRoutes(options),
     ...taskRoutes({
@@ -106,7 +107,7 @@ export function apiRoutes(
       publicUrl: options.publicUrl,
       installationKey: options.installationKey,
       executors: options.executors,
-      now: options.now ?? (() => new Date()),
+      now,
       sseKeepaliveMs: options.sseKeepaliveMs ?? SSE_KEEPALIVE_MS,
       objectStore: options.objectStore,
     }),
@@ -132,7 +133,7 @@ export function apiRoutes(
       connectors: options.lakeConnectors ?? DEFAULT_LAKE_CONNECTORS,
       queues: options.notificationQueues,
       sqlTimeoutMs: options.lakeSqlTimeoutMs,
-      now: options.now ?? (() => new Date()),
+      now,
     }),
   ];
 }

@@ -66,17 +66,26 @@ export class LakeEngine {
    * results). close() interrupts and waits for these, so DuckDB never closes under a query.
    */
   async withConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
-    if (this.closing) throw new LakeError('not_loaded', 'The lake is stopping');
+    this.throwIfClosing();
     const connection = await this.instance.connect();
-    const running = work(connection);
-    const entry = { connection, settled: running.then(noop, noop) };
-    this.active.add(entry);
     try {
-      return await running;
+      // close() may have begun while this one connected: it would neither interrupt nor wait for it.
+      this.throwIfClosing();
+      const running = work(connection);
+      const entry = { connection, settled: running.then(noop, noop) };
+      this.active.add(entry);
+      try {
+        return await running;
+      } finally {
+        this.active.delete(entry);
+      }
     } finally {
-      this.active.delete(entry);
       connection.closeSync();
     }
+  }
+
+  private throwIfClosing(): void {
+    if (this.closing) throw new LakeError('not_loaded', 'The lake is stopping');
   }
 
   /**

@@ -1,5 +1,10 @@
 import type { z } from 'zod';
-import { LakeErrorBodySchema, LakeStatusSchema, SqlResultSchema } from './lake-protocol.js';
+import {
+  LakeErrorBodySchema,
+  LakeStatusSchema,
+  RefreshResultSchema,
+  SqlResultSchema,
+} from './lake-protocol.js';
 import type { LakeConfigRequest, LakeStatus, SqlRequest, SqlResult } from './lake-protocol.js';
 
 /** A lake server answered with an error, or could not be reached (`status` undefined). */
@@ -46,13 +51,10 @@ export class LakeClient {
     return this.call('PUT', '/v1/config', LakeStatusSchema, request);
   }
 
-  async refresh(datasets: string[]): Promise<void> {
-    await this.fetch('/v1/refresh', {
-      method: 'POST',
-      body: JSON.stringify({ datasets }),
-      headers: { 'content-type': 'application/json' },
-      signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
-    });
+  /** Queues reloads; answers the names the lake knows (it ignores the others). */
+  async refresh(datasets: string[]): Promise<string[]> {
+    const result = await this.call('POST', '/v1/refresh', RefreshResultSchema, { datasets });
+    return result.accepted;
   }
 
   /** Runs a query; the lake's own timeout applies, `signal` cuts the wait (the caller's deadline). */

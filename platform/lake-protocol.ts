@@ -83,6 +83,8 @@ export type SqlResult = z.infer<typeof SqlResultSchema>;
 export const RefreshRequestSchema = z.strictObject({
   datasets: z.array(z.string()).min(1).max(500),
 });
+/** The named datasets the lake knows (the others are ignored); each will be reloaded. */
+export const RefreshResultSchema = z.object({ accepted: z.array(z.string()) });
 
 export const LakeErrorCodeSchema = z.enum([
   'sql_error',

@@ -5,12 +5,12 @@ import type { Express, NextFunction, Request, Response } from 'express';
 import type { Logger } from '../platform/log.js';
 import { ArtifactBaseFile } from './artifacts/base.js';
 import { ArtifactManifest } from './artifacts/manifest.js';
-import { requireToken } from './auth.js';
 import { TaskEventLog } from './event-log.js';
 import { runExecutor as realRunExecutor } from './executors/run.js';
 import type { RunExecutor } from './executors/types.js';
 import { PromptQueue } from './prompt-queue.js';
 import { PromptRecordStore } from './prompt-records.js';
+import { requireWorkloadToken } from '../platform/workload-auth.js';
 import { workloadRequestLog } from '../platform/workload-request-log.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { taskRoutes } from './routes/tasks.js';
@@ -80,7 +80,8 @@ export function createRunnerApp(options: RunnerAppOptions): RunnerApp {
   const app = express();
   app.disable('x-powered-by');
   app.use(workloadRequestLog(logger, { quietPaths: ['/healthz'] }));
-  app.use(requireToken(options.token));
+  // The workload token on every request, /healthz included: the runner trusts no network.
+  app.use(requireWorkloadToken(options.token, { realm: 'agentry-runner' }));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

@@ -13,6 +13,7 @@ import {
   ObjectStoreError,
 } from '../../platform/objectstore/types.js';
 import { ApiError } from '../errors.js';
+import { storageUnavailable } from './storage-errors.js';
 
 /** The one repeatable field of POST /workspaces/:id/artifacts. */
 export const FILES_FIELD = 'files';
@@ -116,8 +117,7 @@ const badPart = (message: string, path = FILES_FIELD): ApiError =>
 function toApiError(err: unknown, limit: number): Error {
   if (isObjectStoreError(err, 'TooLarge')) return tooLarge(limit);
   if (isObjectStoreError(err, 'InvalidKey')) return badPart('a filename is not usable as an artifact name');
-  if (isObjectStoreError(err, 'Unavailable'))
-    return new ApiError('service_unavailable', 'object storage is unavailable', undefined, { cause: err });
+  if (isObjectStoreError(err, 'Unavailable')) return storageUnavailable(err);
   return err instanceof Error ? err : new Error('storing an artifact failed', { cause: err });
 }
 

@@ -8,8 +8,8 @@ import {
   secretReference,
   secretReferenceOf,
 } from '../../platform/lake-config/dataset-source.js';
-import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
+import { upsertWithRetry } from './upsert.js';
 import { credentialKey } from './validate-config.js';
 
 /**
@@ -18,7 +18,6 @@ import { credentialKey } from './validate-config.js';
  * and the configuration keeps `${secrets:<key>}` in their place.
  */
 
-const ATTEMPTS = 5;
 const SECRET_TYPE = 'agentry.dev/context-lake-credentials';
 export const LAKE_LABELS = { 'app.kubernetes.io/managed-by': 'agentry', 'agentry.dev/context-lake': 'true' };
 
@@ -123,28 +122,25 @@ function ownedBy(lake: ContextLake, credentials: Credentials, base?: Secret): Se
 }
 
 /**
- * Read-modify-write of the Secret with optimistic concurrency: `change` maps the current
- * credentials to the new (undefined: nothing to do). A lost race starts over from a fresh read.
+ * Read-modify-write of the Secret with optimistic concurrency (created when missing): `change`
+ * maps the current credentials to the new (undefined: nothing to do). A lost race starts over from
+ * a fresh read.
  */
 async function updateSecret(
   store: ResourceStore,
   lake: ContextLake,
   change: (credentials: Credentials) => Credentials | undefined,
 ): Promise<void> {
-  const namespace = lake.metadata.namespace;
-  for (let attempt = 1; ; attempt++) {
-    const current = await store.get(SecretType, namespace, CONTEXT_LAKE_SECRET_NAME);
-    const next = change(credentialsOf(current));
-    if (next === undefined) return;
-    try {
-      if (current === undefined) await store.create(SecretType, ownedBy(lake, next));
-      else await store.replace(SecretType, ownedBy(lake, next, current));
-      return;
-    } catch (err) {
-      const raced = isStoreError(err, 'Conflict') || isStoreError(err, 'AlreadyExists');
-      if (!raced || attempt >= ATTEMPTS)
-        throw new Error('writing the context lake credentials', { cause: err });
-    }
+  const next = (current: Secret | undefined): Secret | undefined => {
+    const credentials = change(credentialsOf(current));
+    return credentials === undefined ? undefined : ownedBy(lake, credentials, current);
+  };
+  try {
+    await upsertWithRetry(store, SecretType, lake.metadata.namespace, CONTEXT_LAKE_SECRET_NAME, next, () =>
+      next(undefined),
+    );
+  } catch (err) {
+    throw new Error('writing the context lake credentials', { cause: err });
   }
 }
 

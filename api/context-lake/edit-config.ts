@@ -58,10 +58,14 @@ function assertNameFree(config: Spicepod, name: string): void {
 /** The body of a PUT must name what its path names: renaming is a POST plus a DELETE. */
 export function assertSameName(pathName: string, bodyName: string): void {
   if (pathName === bodyName) return;
-  const message = `name must equal the name in the path (${pathName})`;
-  throw new ApiError('validation_error', `Request validation failed: name: ${message}`, [
-    { path: 'name', message },
-  ]);
+  throw validationFailed([{ path: 'name', message: `name must equal the name in the path (${pathName})` }]);
+}
+
+/** A 400 with the validation shape (CONTRACT.md §1), its message naming the first breach. */
+export function validationFailed(issues: readonly ErrorDetail[]): ApiError {
+  const first = issues[0];
+  const summary = first === undefined ? 'invalid configuration' : `${first.path}: ${first.message}`;
+  return new ApiError('validation_error', `Request validation failed: ${summary}`, issues);
 }
 
 export function addDataset(config: Spicepod, body: DatasetBody): ConfigEdit {

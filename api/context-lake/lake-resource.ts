@@ -2,13 +2,12 @@ import { HIBERNATED_BY_ANNOTATION, apiVersionOf } from '../../crds/index.js';
 import type { OperatingMode } from '../../crds/index.js';
 import { CONTEXT_LAKE_NAME, ContextLakeSpecSchema, ContextLakeType } from '../../crds/context-lake.js';
 import type { ContextLake, ContextLakeSpec, Spicepod } from '../../crds/context-lake.js';
-import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { Principal } from '../auth/principal.js';
-import { updateWithRetry } from '../optimistic-update.js';
 import type { ReadModel } from '../read-model.js';
 import { LAKE_LABELS } from './credentials.js';
 import { emptyConfig } from './edit-config.js';
+import { upsertWithRetry } from './upsert.js';
 
 /** One ContextLake per organization, in its namespace, named CONTEXT_LAKE_NAME. */
 
@@ -47,36 +46,25 @@ export async function changeLakeSpec(
   change: (spec: ContextLakeSpec) => ContextLakeSpec | undefined,
   create?: () => ContextLake,
 ): Promise<ContextLake | undefined> {
-  for (let attempt = 1; ; attempt++) {
-    const updated = await updateWithRetry(
-      deps.store,
-      ContextLakeType,
-      principal.namespace,
-      CONTEXT_LAKE_NAME,
-      (current) => {
-        const spec = change(current.spec);
-        if (spec === undefined) return undefined;
-        const annotations = Object.fromEntries(
-          Object.entries(current.metadata.annotations ?? {}).filter(
-            ([key]) => key !== HIBERNATED_BY_ANNOTATION,
-          ),
-        );
-        return { ...current, metadata: { ...current.metadata, annotations }, spec };
-      },
-    );
-    if (updated !== undefined || create === undefined) {
-      if (updated !== undefined) deps.readModel.contextLakes.observe(updated);
-      return updated;
-    }
-    try {
-      const created = await deps.store.create(ContextLakeType, create());
-      deps.readModel.contextLakes.observe(created);
-      return created;
-    } catch (err) {
-      // Another request created it meanwhile: change that one (a lake deleted and created over and over: give up).
-      if (!isStoreError(err, 'AlreadyExists') || attempt >= 3) throw err;
-    }
-  }
+  const written = await upsertWithRetry(
+    deps.store,
+    ContextLakeType,
+    principal.namespace,
+    CONTEXT_LAKE_NAME,
+    (current) => {
+      const spec = change(current.spec);
+      if (spec === undefined) return undefined;
+      const annotations = Object.fromEntries(
+        Object.entries(current.metadata.annotations ?? {}).filter(
+          ([key]) => key !== HIBERNATED_BY_ANNOTATION,
+        ),
+      );
+      return { ...current, metadata: { ...current.metadata, annotations }, spec };
+    },
+    create,
+  );
+  if (written !== undefined) deps.readModel.contextLakes.observe(written);
+  return written;
 }
 
 /** POST /start, /stop and the SQL call's wake-up: the intent; the operator converges. */

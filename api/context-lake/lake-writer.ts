@@ -9,11 +9,11 @@ import { isStoreError } from '../../platform/store/types.js';
 import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
 import { credentialKeys, extractCredentials, pruneCredentials, storeCredentials } from './credentials.js';
-import { emptyConfig } from './edit-config.js';
+import { emptyConfig, validationFailed } from './edit-config.js';
 import type { ConfigEdit } from './edit-config.js';
 import { newLake } from './lake-resource.js';
 import type { LakeStoreDeps } from './lake-resource.js';
-import { literalCredentialKeys, validateEdit, validationFailed } from './validate-config.js';
+import { literalCredentialKeys, validateEdit } from './validate-config.js';
 
 const ATTEMPTS = 8;
 

@@ -17,6 +17,8 @@ import type { ReadyLake } from './present.js';
 export const SQL_TIMEOUT_MS = 180_000;
 /** After the lake could not be reached: a breath for the operator to notice before asking again. */
 const UNREACHABLE_PAUSE_MS = 1_000;
+/** Tries of one query against a lake that could not be reached (it may have restarted under us). */
+const UNREACHABLE_ATTEMPTS = 2;
 
 export interface LakeSqlDeps extends LakeStoreDeps {
   installationKey: InstallationKey;
@@ -84,24 +86,21 @@ export class LakeSql {
 
   private async query(principal: Principal, query: string, deadline: AbortSignal): Promise<SqlResult> {
     await this.wake(principal);
-    let lake = await this.ready(principal, deadline);
-    try {
-      return await this.send(lake, query, deadline);
-    } catch (err) {
-      if (!(err instanceof LakeRequestError) || !err.unreachable || deadline.aborted)
-        throw this.mapped(err, deadline);
-      this.deps.logger.warn(
-        { err, namespace: principal.namespace },
-        'the lake server could not be reached; waiting once more',
-      );
-    }
-    // Once more: the lake may have restarted under us; the operator marks it Ready again.
-    await sleep(UNREACHABLE_PAUSE_MS, undefined, { signal: deadline }).catch(() => undefined);
-    lake = await this.ready(principal, deadline);
-    try {
-      return await this.send(lake, query, deadline);
-    } catch (err) {
-      throw this.mapped(err, deadline);
+    for (let attempt = 1; ; attempt++) {
+      const lake = await this.ready(principal, deadline);
+      try {
+        return await this.send(lake, query, deadline);
+      } catch (err) {
+        const unreachable = err instanceof LakeRequestError && err.unreachable;
+        if (!unreachable || attempt >= UNREACHABLE_ATTEMPTS || deadline.aborted)
+          throw this.mapped(err, deadline);
+        this.deps.logger.warn(
+          { err, namespace: principal.namespace },
+          'the lake server could not be reached; waiting once more',
+        );
+      }
+      // Once more: the lake may have restarted under us; the operator marks it Ready again.
+      await sleep(UNREACHABLE_PAUSE_MS, undefined, { signal: deadline }).catch(() => undefined);
     }
   }
 

@@ -6,7 +6,6 @@ import {
 } from '../../platform/lake-config/dataset-source.js';
 import type { Connector } from '../../platform/lake-config/dataset-source.js';
 import type { ErrorDetail } from '../errors.js';
-import { ApiError } from '../errors.js';
 import { joinPath } from './edit-config.js';
 import type { ConfigEdit } from './edit-config.js';
 
@@ -89,10 +88,4 @@ export function validateEdit(edit: ConfigEdit, context: ValidationContext): Erro
     ...nameIssues(edit),
     ...edit.datasets.flatMap(({ item, path }) => datasetIssues(item, path, context)),
   ];
-}
-
-export function validationFailed(issues: readonly ErrorDetail[]): ApiError {
-  const first = issues[0];
-  const summary = first === undefined ? 'invalid configuration' : `${first.path}: ${first.message}`;
-  return new ApiError('validation_error', `Request validation failed: ${summary}`, issues);
 }

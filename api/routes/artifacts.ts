@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { artifactKey, artifactPrefix } from '../../platform/objectstore/keys.js';
+import { artifactPrefix } from '../../platform/objectstore/keys.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import { defaultContentType, isObjectStoreError, listAllObjects } from '../../platform/objectstore/types.js';
 import {
@@ -11,8 +11,9 @@ import {
 } from '../artifacts/artifact-record.js';
 import { sendObject } from '../artifacts/download.js';
 import { receiveArtifacts } from '../artifacts/multipart-upload.js';
-import { findWorkspace } from '../artifacts/workspace.js';
+import { storageUnavailable } from '../artifacts/storage-errors.js';
 import { ApiError } from '../errors.js';
+import { findWorkspace } from '../tasks/access.js';
 import { PaginationQuerySchema, listEnvelopeSchema, paginate } from '../pagination.js';
 import type { ReadModel } from '../read-model.js';
 import { defineRoute } from '../route.js';
@@ -66,9 +67,6 @@ const UploadUrlSchema = z.object({
   /** The Content-Type the PUT must carry (S3 signs it). */
   contentType: z.string(),
 });
-
-const storageUnavailable = (err: unknown): ApiError =>
-  new ApiError('service_unavailable', 'object storage is unavailable', undefined, { cause: err });
 
 /** The store's own failures in the API's words; anything else stays a 500. */
 async function storage<T>(call: Promise<T>): Promise<T> {
@@ -181,7 +179,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
         201: { description: 'Upload URLs issued', schema: z.object({ data: z.array(UploadUrlSchema) }) },
       },
       handler: async ({ params, body, principal }) => {
-        const workspace = findWorkspace(readModel, principal.namespace, params.id).metadata.name;
+        const prefix = prefixOf(principal.namespace, params.id);
         const tooBig = body.files.find((file) => (file.size ?? 0) > limits.signedUploadBytes);
         if (tooBig !== undefined)
           throw new ApiError(
@@ -192,7 +190,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
           body.files.map(async (file) => {
             const contentType = file.contentType ?? defaultContentType(file.filename);
             const signed = await storage(
-              objectStore.signedPutUrl(artifactKey(principal.namespace, workspace, file.filename), {
+              objectStore.signedPutUrl(`${prefix}${file.filename}`, {
                 expiresInSeconds: limits.uploadUrlTtlSeconds,
                 contentType,
                 size: file.size,

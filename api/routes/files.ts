@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import { isObjectStoreError } from '../../platform/objectstore/types.js';
 import { uploadedFileKey } from '../../platform/objectstore/keys.js';
-import { ApiError } from '../errors.js';
+import { storageUnavailable } from '../artifacts/storage-errors.js';
 import { defineRoute } from '../route.js';
 import type { RouteDefinition } from '../route.js';
 import { hasControlCharacter } from '../tasks/schemas.js';
@@ -64,10 +64,7 @@ export const fileRoutes = (deps: { objectStore: ObjectStore; maxUploadBytes: num
         );
         return { status: 201, body: { id, filename: body.filename, uploadUrl: url, expiresAt } };
       } catch (err) {
-        if (isObjectStoreError(err, 'Unavailable'))
-          throw new ApiError('service_unavailable', 'object storage is unavailable', undefined, {
-            cause: err,
-          });
+        if (isObjectStoreError(err, 'Unavailable')) throw storageUnavailable(err);
         throw err;
       }
     },

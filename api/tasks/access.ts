@@ -61,6 +61,17 @@ export function assertVisible(task: Task, principal: Principal): void {
   if (!visibleTo(task, principal)) throw taskNotFound();
 }
 
+/**
+ * The caller's workspace (an AgentComputer, named by the id clients see), from the API's cache. One
+ * of another organization is simply not in the caller's namespace: 404, as a deleted or unknown one.
+ */
+export function findWorkspace(readModel: ReadModel, namespace: string, id: string): AgentComputer {
+  const workspace = isUuid(id) ? readModel.agentComputers.get(namespace, id) : undefined;
+  if (workspace === undefined || workspace.metadata.deletionTimestamp !== undefined)
+    throw ApiError.notFound('Workspace');
+  return workspace;
+}
+
 /** The task's workspace as cached, unless it is gone or being deleted. */
 export function workspaceOf(readModel: ReadModel, task: Task): AgentComputer | undefined {
   const ac = readModel.agentComputers.get(task.metadata.namespace, task.spec.workspace);

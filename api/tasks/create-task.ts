@@ -4,9 +4,8 @@ import type { AgentComputer, PromptSpec, Task } from '../../crds/index.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { Logger } from '../../platform/log.js';
 import type { Principal } from '../auth/principal.js';
-import { ApiError } from '../errors.js';
 import type { TaskRoutesDeps } from './access.js';
-import { isUuid } from './access.js';
+import { findWorkspace } from './access.js';
 import { checkExecutor } from './executor-policy.js';
 import { createAgentComputer } from '../agent-computers/create-agent-computer.js';
 import { assertTaskSlot } from './limits.js';
@@ -37,13 +36,6 @@ export function promptSpecOf(
   if (input.executor !== undefined) prompt.executor = input.executor;
   if (input.model !== undefined) prompt.model = input.model;
   return prompt;
-}
-
-/** An existing workspace of the caller's organization, or 404 (another organization's included). */
-function existingWorkspace(deps: TaskRoutesDeps, principal: Principal, id: string): AgentComputer {
-  const ac = isUuid(id) ? deps.readModel.agentComputers.get(principal.namespace, id) : undefined;
-  if (ac === undefined || ac.metadata.deletionTimestamp !== undefined) throw ApiError.notFound('Workspace');
-  return ac;
 }
 
 /** A workspace made for one task (CONTRACT.md §4); the operator deletes it when it purges the task. */
@@ -127,7 +119,7 @@ export async function createTask(
   const workspace =
     body.workspaceId === undefined
       ? await createEphemeralWorkspace(deps, principal, title)
-      : existingWorkspace(deps, principal, body.workspaceId);
+      : findWorkspace(deps.readModel, principal.namespace, body.workspaceId);
   const made = body.workspaceId === undefined ? workspace : undefined;
   const task = taskObject(principal, body, {
     executor,

@@ -140,7 +140,7 @@ export class TaskEventStream {
     const complete = considered.every(
       (prompt) => isArchived(task, prompt.id) || promptEntryOf(task, prompt.id)?.dispatchedAt === undefined,
     );
-    let events: TaskEvent[] = [];
+    const events: TaskEvent[] = [];
     try {
       for (const prompt of unread) {
         const target = { namespace: this.options.namespace, task: this.options.taskId, promptId: prompt.id };
@@ -152,7 +152,7 @@ export class TaskEventStream {
       this.options.logger.warn({ err, task: this.options.taskId }, 'reading archived events failed');
       return; // the runner, when it is up, serves them too
     }
-    events = events.sort((a, b) => a.seq - b.seq);
+    events.sort((a, b) => a.seq - b.seq);
     for (const event of events) {
       if (this.signal.aborted) return;
       if (!complete && event.seq !== this.cursor + 1) return;
@@ -164,9 +164,7 @@ export class TaskEventStream {
   private highestLastSeq(task: Task): number {
     return Math.max(
       -1,
-      ...task.spec.prompts
-        .filter((prompt) => this.options.promptId === undefined || prompt.id === this.options.promptId)
-        .map((prompt) => promptEntryOf(task, prompt.id)?.lastSeq ?? -1),
+      ...this.considered(task).map((prompt) => promptEntryOf(task, prompt.id)?.lastSeq ?? -1),
     );
   }
 
@@ -177,10 +175,7 @@ export class TaskEventStream {
   }
 
   private async sendDone(task: Task): Promise<void> {
-    const considered = task.spec.prompts.filter(
-      (prompt) => this.options.promptId === undefined || prompt.id === this.options.promptId,
-    );
-    const last = considered.at(-1);
+    const last = this.considered(task).at(-1);
     const finalResult = last === undefined ? undefined : promptEntryOf(task, last.id)?.finalResult;
     const data = {
       status: clientTaskStatus(task),

@@ -1,7 +1,8 @@
-import { Transform, pipeline } from 'node:stream';
+import { pipeline } from 'node:stream';
 import type { Counter } from 'prom-client';
 import type { Logger } from '../../platform/log.js';
 import { artifactKey, artifactPrefix } from '../../platform/objectstore/keys.js';
+import { SizeLimit } from '../../platform/objectstore/size-limit.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import { listAllObjects } from '../../platform/objectstore/types.js';
 import { RunnerRequestError } from '../../platform/runner-client.js';
@@ -48,19 +49,13 @@ async function storeSide(store: ObjectStore, prefix: string): Promise<Map<string
 }
 
 /**
- * `source` with its bytes counted (for the metrics), a chunk at a time. A failing source fails the
- * metered stream too, so the side that reads it sees the error instead of waiting for ever.
+ * `source` with its bytes counted (for the metrics) as they pass. A failing source fails the meter
+ * too, so the side that reads it sees the error instead of waiting for ever.
  */
-function metered(source: NodeJS.ReadableStream): { stream: Transform; bytes: () => number } {
-  let bytes = 0;
-  const meter = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      bytes += chunk.length;
-      callback(null, chunk);
-    },
-  });
+function metered(source: NodeJS.ReadableStream): SizeLimit {
+  const meter = new SizeLimit(undefined, 'artifact');
   pipeline(source, meter, () => undefined); // errors reach the reader through `meter`
-  return { stream: meter, bytes: () => bytes };
+  return meter;
 }
 
 /** MD5 hex (a single-part ETag) as Content-MD5 (base64), so the runner checks what it received. */
@@ -77,9 +72,9 @@ async function upload(
   if (body === undefined) return undefined;
   const meter = metered(body);
   try {
-    const info = await target.store.put(key, meter.stream);
+    const info = await target.store.put(key, meter);
     target.metrics?.files.labels('to_store').inc();
-    target.metrics?.bytes.labels('to_store').inc(meter.bytes());
+    target.metrics?.bytes.labels('to_store').inc(meter.bytes);
     return { md5: action.md5, etag: unquoteEtag(info.etag) };
   } finally {
     body.destroy();
@@ -97,12 +92,17 @@ async function download(
   const meter = metered(got.body);
   const etag = unquoteEtag(got.info.etag);
   const contentMd5 = contentMd5Of(etag);
-  const written = await target.runner.writeArtifact(path, meter.stream, {
-    ...(contentMd5 === undefined ? {} : { contentMd5 }),
-  });
-  target.metrics?.files.labels('to_workspace').inc();
-  target.metrics?.bytes.labels('to_workspace').inc(meter.bytes());
-  return { md5: written.md5, etag };
+  try {
+    const written = await target.runner.writeArtifact(path, meter, {
+      ...(contentMd5 === undefined ? {} : { contentMd5 }),
+    });
+    target.metrics?.files.labels('to_workspace').inc();
+    target.metrics?.bytes.labels('to_workspace').inc(meter.bytes);
+    return { md5: written.md5, etag };
+  } finally {
+    // A runner that refused early (409, unreachable) read none of it: release the store's connection.
+    meter.destroy();
+  }
 }
 
 /**

@@ -8,15 +8,6 @@ import type { EventsPage } from '../../platform/runner-protocol.js';
 export type ArchiveOutcome = 'archived' | 'notFinished';
 
 /**
- * Every archived event file of a task lives under this prefix (`promptEventsKey` without the prompt's
- * file name): the purge of a deleted task removes it.
- */
-export const taskEventsPrefix = (namespace: string, task: string): string => {
-  const key = promptEventsKey(namespace, task, 'prompt');
-  return key.slice(0, key.lastIndexOf('/') + 1);
-};
-
-/**
  * Copies one prompt's events from the runner's log to object storage (`promptEventsKey`: JSON lines,
  * one TaskEvent per line, in seq order), so they stay readable while the workspace sleeps or after
  * it is gone. Only a terminal prompt is archived: its last event (`status`) is written before the

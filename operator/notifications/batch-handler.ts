@@ -3,19 +3,14 @@ import type { ContextLake } from '../../crds/context-lake.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import { LakeClient } from '../../platform/lake-client.js';
 import type { SqsNotificationQueues, QueueMessage } from '../../platform/lake-notifications/queues.js';
-import {
-  changesData,
-  decodeS3Message,
-  matchingDatasets,
-  notificationTargets,
-} from '../../platform/lake-notifications/s3-events.js';
-import type { NotificationTarget, S3ObjectEvent } from '../../platform/lake-notifications/s3-events.js';
+import { decodeS3Message, notificationTargets } from '../../platform/lake-notifications/s3-events.js';
+import type { S3ObjectEvent } from '../../platform/lake-notifications/s3-events.js';
 import type { Logger } from '../../platform/log.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { Caches } from '../controller/caches.js';
-import { refreshEndpointOf, statusWithEventCounts, tallyEvents } from './lake-counters.js';
+import { concernedDatasets, refreshEndpointOf, statusWithEventCounts, tallyEvents } from './lake-counters.js';
 import type { NotificationMetrics } from './notification-metrics.js';
-import { updateLakeStatus } from './status-writer.js';
+import { updateLakeStatus } from '../lakes/status-writer.js';
 
 export interface BatchHandlerOptions {
   store: ResourceStore;
@@ -68,8 +63,12 @@ export class BatchHandler {
     );
     this.options.metrics.eventsMatched.inc(tally.matched);
     this.options.metrics.eventsUnmatched.inc(tally.unmatched);
-    const matching = carriers.filter((carrier) => carrier.events.some((event) => concerns(event, targets)));
-    const unmatched = carriers.filter((carrier) => !matching.includes(carrier));
+    const matching: Carrier[] = [];
+    const unmatched: Carrier[] = [];
+    for (const carrier of carriers) {
+      const concerns = carrier.events.some((event) => concernedDatasets(event, targets).length > 0);
+      (concerns ? matching : unmatched).push(carrier);
+    }
     await this.acknowledge(key, queueUrl, [...settled, ...unmatched.map((carrier) => carrier.message)]);
     if (lake === undefined || matching.length === 0) return;
     if (await this.countAndRefresh(key, lake, tally.datasets))
@@ -153,8 +152,11 @@ export class BatchHandler {
       }
     }
     try {
-      await updateLakeStatus(this.options.store, this.options.caches, key, (current) =>
-        statusWithEventCounts(current.status, datasets, refreshedAt),
+      await updateLakeStatus(
+        this.options.store,
+        key,
+        (current) => statusWithEventCounts(current.status, datasets, refreshedAt),
+        { caches: this.options.caches },
       );
     } catch (err) {
       logger.warn(
@@ -209,6 +211,3 @@ export class BatchHandler {
     }
   }
 }
-
-const concerns = (event: S3ObjectEvent, targets: readonly NotificationTarget[]): boolean =>
-  changesData(event.eventName) && matchingDatasets(event, targets).length > 0;

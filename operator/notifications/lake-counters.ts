@@ -42,6 +42,11 @@ export interface BatchTally {
   unmatched: number;
 }
 
+/** The datasets an event concerns: it changes data, in a dataset's bucket under its key or prefix. */
+export function concernedDatasets(event: S3ObjectEvent, targets: readonly NotificationTarget[]): string[] {
+  return changesData(event.eventName) ? matchingDatasets(event, targets) : [];
+}
+
 /** Counts events per dataset; one event under two datasets' prefixes counts for both. */
 export function tallyEvents(
   events: readonly S3ObjectEvent[],
@@ -49,7 +54,7 @@ export function tallyEvents(
 ): BatchTally {
   const tally: BatchTally = { datasets: new Map(), matched: 0, unmatched: 0 };
   for (const event of events) {
-    const names = changesData(event.eventName) ? matchingDatasets(event, targets) : [];
+    const names = concernedDatasets(event, targets);
     if (names.length === 0) {
       tally.unmatched++;
       continue;

@@ -12,7 +12,7 @@ import type { BatchHandler } from './batch-handler.js';
 import { statusWithQueue, wantsNotifications } from './lake-counters.js';
 import type { NotificationMetrics } from './notification-metrics.js';
 import { QueuePoller } from './queue-poller.js';
-import { updateLakeStatus } from './status-writer.js';
+import { updateLakeStatus } from '../lakes/status-writer.js';
 
 export interface LakeNotificationsReconcilerOptions {
   store: ResourceStore;
@@ -60,9 +60,9 @@ export class LakeNotificationsReconciler implements Reconciler {
     const queue = await this.ensureQueue(lake, namespace);
     const written = await updateLakeStatus(
       this.options.store,
-      this.options.caches,
       { namespace, name: request.name },
       (current) => statusWithQueue(current, { queue }, this.options.now()),
+      { caches: this.options.caches },
     );
     // Gone meanwhile: its DELETED event will find nothing left to do.
     if (written === undefined) await this.stopPoller(namespace);
@@ -96,9 +96,9 @@ export class LakeNotificationsReconciler implements Reconciler {
           : 'the notification queue cannot be set up';
       await updateLakeStatus(
         this.options.store,
-        this.options.caches,
         { namespace, name: lake.metadata.name },
         (current) => statusWithQueue(current, { error: message }, this.options.now()),
+        { caches: this.options.caches },
       );
       throw new Error(`ensuring the notification queue of ${namespace}`, { cause: err });
     }

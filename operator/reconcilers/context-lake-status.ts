@@ -8,7 +8,7 @@ import type {
   VmStatus,
 } from '../../crds/index.js';
 import { connectorOf } from '../../platform/lake-config/dataset-source.js';
-import type { LakeStatus } from '../../platform/lake-protocol.js';
+import type { LakeDatasetState, LakeStatus } from '../../platform/lake-protocol.js';
 import { redactSecrets } from '../lakes/resolve-config.js';
 import type { WorkloadObservation } from '../runtimes/types.js';
 import { setCondition } from './conditions.js';
@@ -57,13 +57,19 @@ export function lakeVmStatus(lake: ContextLake, pass: LakePass): VmStatus {
   return pass.lake === undefined ? 'provisioning' : 'running';
 }
 
+type LakeDatasetStatus = LakeDatasetState['status'];
+
+/** Each configured dataset's state on the lake, in config order; one it does not list yet is pending. */
+const datasetStates = (lake: ContextLake, status: LakeStatus): LakeDatasetStatus[] =>
+  lake.spec.config.datasets.map((dataset) => status.datasets[dataset.name]?.status ?? 'pending');
+
+/** Past its first load: served (ready, refreshing) or failed. */
+const pastFirstLoad = (state: LakeDatasetStatus): boolean => state !== 'pending' && state !== 'loading';
+
 /** Whether the lake serves this generation with every dataset past its first load. */
 export function lakeApplied(lake: ContextLake, status: LakeStatus | undefined): boolean {
   if (status?.generation !== (lake.metadata.generation ?? 0)) return false;
-  return lake.spec.config.datasets.every((dataset) => {
-    const state = status.datasets[dataset.name]?.status ?? 'pending';
-    return state !== 'pending' && state !== 'loading';
-  });
+  return datasetStates(lake, status).every(pastFirstLoad);
 }
 
 function datasetEntry(
@@ -102,7 +108,7 @@ function provisionedCondition(pass: LakePass): ConditionInput {
 }
 
 function loadedMessage(lake: ContextLake, status: LakeStatus): string {
-  const states = lake.spec.config.datasets.map((d) => status.datasets[d.name]?.status ?? 'pending');
+  const states = datasetStates(lake, status);
   const ready = states.filter((s) => s === 'ready' || s === 'refreshing').length;
   const failed = states.filter((s) => s === 'error').length;
   const views = Object.entries(status.views)
@@ -140,8 +146,8 @@ function readyCondition(lake: ContextLake, pass: LakePass, vmStatus: VmStatus): 
   if (status === undefined)
     return not('Starting', pass.lakeProblem ?? pass.workload?.message ?? 'the lake server is starting');
   if (!lakeApplied(lake, status)) {
-    const states = lake.spec.config.datasets.map((d) => status.datasets[d.name]?.status);
-    const done = states.filter((s) => s !== undefined && s !== 'pending' && s !== 'loading').length;
+    const states = datasetStates(lake, status);
+    const done = states.filter(pastFirstLoad).length;
     return not(
       'Loading',
       `loading generation ${String(lake.metadata.generation ?? 0)}: ${done} of ${states.length} datasets loaded`,

@@ -5,24 +5,23 @@ import {
   HIBERNATED_BY_ANNOTATION,
   SecretType,
 } from '../../crds/index.js';
-import type { ContextLake, ContextLakeStatus, Runtime } from '../../crds/index.js';
+import type { ContextLake, Runtime } from '../../crds/index.js';
 import { parseDuration } from '../../platform/duration.js';
 import type { EventRecorder } from '../../platform/events.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
-import { deepEqual } from '../../platform/store/merge.js';
-import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import { LakeConfigSync } from '../lakes/config-sync.js';
 import { recordLakeTransitions } from '../lakes/lake-events.js';
+import { updateLakeStatus } from '../lakes/status-writer.js';
 import { ensureWorkloadToken } from '../lakes/workload-token.js';
 import { deleteControlled } from '../runtimes/kube-types.js';
 import { describeError } from '../runtimes/process/errors.js';
 import type { WorkloadRuntime } from '../runtimes/types.js';
 import { workloadLabels } from '../runtimes/types.js';
 import { computeLakeStatus, mergeLakeStatus } from './context-lake-status.js';
-import type { LakePass, OwnedLakeStatus } from './context-lake-status.js';
+import type { LakePass } from './context-lake-status.js';
 
 /** Holds deletion until the runtime removed what owner references cannot (a local process). */
 export const LAKE_WORKLOAD_FINALIZER = 'agentry.dev/workload';
@@ -43,9 +42,6 @@ export interface ContextLakeReconcilerOptions {
 
 /** The Secret (owned by the ContextLake) holding the lake server's token. */
 export const lakeTokenSecretName = (lake: ContextLake): string => `${lake.metadata.name}-lake-token`;
-
-/** Attempts at a status write that other writers (the S3 notification consumer) keep overtaking. */
-const STATUS_WRITE_ATTEMPTS = 5;
 
 /**
  * Converges a ContextLake (DESIGN.md §5): the token Secret, the lake server in its runtime, its
@@ -73,7 +69,14 @@ export class ContextLakeReconciler implements Reconciler {
     const current = await this.ensureFinalizer(lake);
     const pass = await this.converge(current, runtime, signal);
     const owned = computeLakeStatus(current, pass, this.now());
-    const written = await this.writeStatus(current, owned);
+    // Merged onto the stored status, re-read on a conflict: the S3 counters the notification consumer writes survive.
+    const written = await updateLakeStatus(
+      store,
+      { namespace: current.metadata.namespace ?? '', name: current.metadata.name },
+      (base) => mergeLakeStatus(base.status, owned, this.now()),
+      { read: current },
+    );
+    if (written === undefined) return undefined; // deleted meanwhile
     if (this.options.events !== undefined)
       await recordLakeTransitions(this.options.events, current, written, pass);
     if (pass.failure !== undefined)
@@ -191,32 +194,6 @@ export class ContextLakeReconciler implements Reconciler {
     });
   }
 
-  /**
-   * Writes the status when it changed, only over the version it was merged onto: on a conflict
-   * (the notification consumer counted an S3 event meanwhile) it re-reads and merges again, so the
-   * counters it wrote survive. Returns the object as stored.
-   */
-  private async writeStatus(lake: ContextLake, owned: OwnedLakeStatus): Promise<ContextLake> {
-    const { store } = this.options;
-    let base = lake;
-    for (let attempt = 1; ; attempt++) {
-      const status = mergeLakeStatus(base.status, owned, this.now());
-      if (sameStatus(base.status, status)) return base;
-      try {
-        return await store.replaceStatus(
-          ContextLakeType,
-          { ...base, status },
-          { resourceVersion: base.metadata.resourceVersion },
-        );
-      } catch (err) {
-        if (!isStoreError(err, 'Conflict') || attempt >= STATUS_WRITE_ATTEMPTS) throw err;
-      }
-      const fresh = await store.get(ContextLakeType, lake.metadata.namespace, lake.metadata.name);
-      if (fresh === undefined) return base;
-      base = fresh;
-    }
-  }
-
   /** When the lake counts as idle: idleTimeout after its last query (or becoming ready). */
   private idleDeadline(lake: ContextLake): number | undefined {
     const idleMs = parseDuration(lake.spec.idleTimeout);
@@ -270,8 +247,4 @@ function settled(lake: ContextLake): boolean {
   const ready = lake.status?.conditions?.find((c) => c.type === ContextLakeConditions.Ready);
   if (ready === undefined) return false;
   return ready.status === 'True' || ready.reason === 'ConfigInvalid' || ready.reason === 'Failed';
-}
-
-function sameStatus(a: ContextLakeStatus | undefined, b: ContextLakeStatus): boolean {
-  return deepEqual(JSON.parse(JSON.stringify(a ?? {})), JSON.parse(JSON.stringify(b)));
 }

@@ -11,6 +11,7 @@ import type { EventRecorder } from '../../platform/events.js';
 import type { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
+import { taskEventsPrefix } from '../../platform/objectstore/keys.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import { RunnerClient, RunnerRequestError } from '../../platform/runner-client.js';
 import { deepEqual } from '../../platform/store/merge.js';
@@ -27,7 +28,6 @@ import {
 import type { TaskEventFollowers } from '../tasks/event-followers.js';
 import { computeTaskStatus, endedEntry, entriesOf, withRunnerState } from '../tasks/prompt-progress.js';
 import type { WorkspaceView } from '../tasks/prompt-progress.js';
-import { taskEventsPrefix } from '../artifacts/event-archive.js';
 import { promptArchiverFor, withArchiveCondition } from '../tasks/prompt-archive.js';
 import type { ArchiveReport, PromptArchiver } from '../tasks/prompt-archive.js';
 import { recordPromptTransitions } from '../tasks/prompt-transitions.js';
@@ -68,6 +68,14 @@ interface Pass {
   /** The archive's outcome this pass (no object store: none). */
   archive?: ArchiveReport;
 }
+
+/** Prompts go to the runner only while it is ready and the task is not deleted. */
+const canDispatch = (pass: Pass): boolean =>
+  pass.runner !== undefined && pass.task.spec.deletedAt === undefined;
+
+/** A pending prompt the runner has not been sent yet. */
+const awaitsDispatch = (entry: PromptStatusEntry): boolean =>
+  entry.status === 'pending' && entry.dispatchedAt === undefined;
 
 /**
  * Converges a Task (DESIGN.md §4): resumes its workspace while prompts wait, dispatches them to the
@@ -122,10 +130,9 @@ export class TaskReconciler implements Reconciler {
     await this.dispatchPending(pass);
   }
 
-  /** A prompt is about to be sent to a ready runner. */
+  /** A prompt is about to be sent to a ready runner (what dispatchPending will send this pass). */
   private dispatchDue(pass: Pass): boolean {
-    if (pass.runner === undefined || pass.task.spec.deletedAt !== undefined) return false;
-    return pass.entries.some((entry) => entry.status === 'pending' && entry.dispatchedAt === undefined);
+    return canDispatch(pass) && pass.entries.some(awaitsDispatch);
   }
 
   private purgeDue(task: Task, now: Date): boolean {
@@ -267,10 +274,10 @@ export class TaskReconciler implements Reconciler {
   /** Sends every waiting prompt to the runner, in order; the runner runs them one at a time. */
   private async dispatchPending(pass: Pass): Promise<void> {
     const runner = pass.runner;
-    if (runner === undefined || pass.task.spec.deletedAt !== undefined) return;
+    if (runner === undefined || !canDispatch(pass)) return;
     for (const [index, entry] of pass.entries.entries()) {
       const prompt = this.promptOf(pass, entry.id);
-      if (prompt === undefined || entry.status !== 'pending' || entry.dispatchedAt !== undefined) continue;
+      if (prompt === undefined || !awaitsDispatch(entry)) continue;
       const outcome = await this.dispatchOne(pass, runner, prompt);
       if (outcome === 'unreachable') return;
       pass.entries[index] =

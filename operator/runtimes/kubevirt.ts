@@ -16,8 +16,8 @@ import {
   serviceEndpoint,
   serviceName,
 } from './kube-types.js';
-import type { Service, VirtualMachine } from './kube-types.js';
-import { runnerNetworkPolicy } from './network-policy.js';
+import type { VirtualMachine } from './kube-types.js';
+import { namespaceOf, workloadNetworkPolicy, workloadService } from './cluster-objects.js';
 import type { ClusterRuntimeOptions } from './cluster-options.js';
 import { workloadCloudConfig } from './cloud-init.js';
 import { programEnvironment } from './program-layout.js';
@@ -204,16 +204,12 @@ export class KubevirtRuntime implements WorkloadRuntime {
     this.logWrite(
       await ensureObject(store, SecretType, this.cloudInit(object, context, owner), { merge: 'replace' }),
     );
-    this.logWrite(await ensureObject(store, ServiceType, this.service(object, owner), { merge: 'deep' }));
-    const policy = runnerNetworkPolicy({
-      name: names.policy,
-      namespace,
-      labels: workloadLabels(object),
-      ownerReferences: [owner],
-      controlNamespace: this.options.controlNamespace,
-      port: program.port,
-      egress: this.options.egress,
-    });
+    this.logWrite(
+      await ensureObject(store, ServiceType, workloadService(object, owner, names.service), {
+        merge: 'deep',
+      }),
+    );
+    const policy = workloadNetworkPolicy(object, owner, names.policy, this.options);
     this.logWrite(await ensureObject(store, NetworkPolicyType, policy, { merge: 'replace' }));
     signal.throwIfAborted();
     const existing = await store.get(VirtualMachineType, namespace, names.vm);
@@ -281,26 +277,6 @@ export class KubevirtRuntime implements WorkloadRuntime {
       type: 'Opaque',
       // Inline userData is capped at 2 KB and would put the token into the VM spec: a Secret does neither.
       data: secretData({ userdata: this.cloudConfig(object, context.token) }),
-    };
-  }
-
-  private service(object: WorkloadObject, owner: OwnerReference): Service {
-    const program = workloadProgram(object);
-    return {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: {
-        name: kubevirtWorkloadNames(object).service,
-        namespace: namespaceOf(object),
-        labels: workloadLabels(object),
-        ownerReferences: [owner],
-      },
-      spec: {
-        type: 'ClusterIP',
-        // The VM's template labels reach its virt-launcher pod, which forwards the port (masquerade).
-        selector: workloadLabels(object),
-        ports: [{ name: program.name, protocol: 'TCP', port: program.port, targetPort: program.port }],
-      },
     };
   }
 
@@ -385,10 +361,4 @@ export class KubevirtRuntime implements WorkloadRuntime {
       terminationGracePeriodSeconds: 30,
     };
   }
-}
-
-function namespaceOf(object: WorkloadObject): string {
-  const { namespace } = object.metadata;
-  if (namespace === undefined) throw new Error(`${object.kind} ${object.metadata.name} has no namespace`);
-  return namespace;
 }

@@ -18,11 +18,12 @@ import {
   serviceName,
   shortHash,
 } from './kube-types.js';
-import type { PersistentVolumeClaim, Pod, Service } from './kube-types.js';
-import { runnerNetworkPolicy } from './network-policy.js';
+import type { PersistentVolumeClaim, Pod } from './kube-types.js';
+import { namespaceOf, workloadNetworkPolicy, workloadService } from './cluster-objects.js';
 import type { ClusterRuntimeOptions, WorkloadDefaults } from './cluster-options.js';
 import { podDiskMounts, programEnvironment } from './program-layout.js';
-import { RUNNER_PROGRAM, workloadLabels, workloadProgram } from './types.js';
+import { observePod } from './pod-status.js';
+import { workloadLabels, workloadProgram } from './types.js';
 import type {
   WorkloadContext,
   WorkloadObject,
@@ -61,88 +62,6 @@ export function podWorkloadNames(object: WorkloadObject): {
   };
 }
 
-type WaitingHint = (image: string, context: WorkloadContext, program: WorkloadProgram) => string;
-
-const WAITING_HINTS: Record<string, WaitingHint> = {
-  ErrImagePull: (image) => `the image ${image} could not be pulled; check spec.resources.image`,
-  ImagePullBackOff: (image) => `the image ${image} could not be pulled; check spec.resources.image`,
-  InvalidImageName: (image) => `${image} is not a valid image name; check spec.resources.image`,
-  CrashLoopBackOff: (image, _context, program) =>
-    `the ${program.noun} in ${image} keeps exiting; the image must have \`agentry\` on its PATH and run as a non-root user`,
-  CreateContainerConfigError: (_image, context, program) =>
-    `the container cannot be configured; the ${program.noun} token Secret ${context.tokenSecretName} may be missing`,
-  CreateContainerError: (image) => `the container of ${image} cannot be created`,
-};
-
-const detail = (message: string | undefined): string =>
-  message === undefined || message === '' ? '' : ` (${message.slice(0, 1000)})`;
-
-type ContainerStatus = NonNullable<NonNullable<Pod['status']>['containerStatuses']>[number];
-
-const imageOf = (pod: Pod, status: ContainerStatus): string =>
-  pod.spec.containers.find((c) => c.name === status.name)?.image ?? status.image ?? 'unknown';
-
-function containerError(pod: Pod, context: WorkloadContext, program: WorkloadProgram): string | undefined {
-  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
-  for (const status of statuses) {
-    const reason = status.state?.waiting?.reason ?? '';
-    const hint = WAITING_HINTS[reason];
-    if (hint !== undefined) {
-      return `Pod cannot start: ${reason} — ${hint(imageOf(pod, status), context, program)}${detail(status.state?.waiting?.message)}`;
-    }
-  }
-  return undefined;
-}
-
-function schedulingError(pod: Pod): string | undefined {
-  const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
-  if (scheduled?.status !== 'False' || scheduled.reason !== 'Unschedulable') return undefined;
-  return `Pod cannot be scheduled: no node can take it; check spec.resources (cpu, memory, disk) against the cluster's capacity and that its disk can be bound${detail(scheduled.message)}`;
-}
-
-/** Why the pod cannot start without a change to the spec or the cluster; undefined while it may. */
-export const podProvisionError = (
-  pod: Pod,
-  context: WorkloadContext,
-  program: WorkloadProgram = RUNNER_PROGRAM,
-): string | undefined => containerError(pod, context, program) ?? schedulingError(pod);
-
-/** What one pod of the current deployment says about the workload. */
-export function observePod(
-  pod: Pod,
-  endpoint: string,
-  context: WorkloadContext,
-  program: WorkloadProgram = RUNNER_PROGRAM,
-): WorkloadObservation {
-  const base = { provisioned: true, sandboxId: pod.metadata.name, endpoint };
-  const provisionError = podProvisionError(pod, context, program);
-  const running = pod.status?.phase === 'Running';
-  const ready =
-    running && pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
-  if (provisionError !== undefined) {
-    return {
-      ...base,
-      running,
-      ready: false,
-      provisionError,
-      reason: 'ProvisionFailed',
-      message: provisionError,
-    };
-  }
-  if (ready)
-    return {
-      ...base,
-      running,
-      ready,
-      reason: program.readyReason,
-      message: `Pod ${pod.metadata.name} is ready`,
-    };
-  const message = running
-    ? `Pod ${pod.metadata.name} is running; waiting for the ${program.noun} to listen on port ${program.port}`
-    : `Pod ${pod.metadata.name} is ${pod.status?.phase ?? 'being created'}; waiting for it to run`;
-  return { ...base, running, ready, reason: running ? 'Starting' : 'Provisioning', message };
-}
-
 /** A pod that must go before the current one may exist: another generation, changed, or finished. */
 const isStale = (pod: Pod, desired: Pod): boolean =>
   pod.metadata.name !== desired.metadata.name ||
@@ -168,17 +87,11 @@ export class PodRuntime implements WorkloadRuntime {
     const namespace = namespaceOf(object);
     await this.ensureDisk(object, owner);
     await this.ensure(program, 'service', () =>
-      ensureObject(this.options.store, ServiceType, this.service(object, owner), { merge: 'deep' }),
+      ensureObject(this.options.store, ServiceType, workloadService(object, owner, names.service), {
+        merge: 'deep',
+      }),
     );
-    const policy = runnerNetworkPolicy({
-      name: names.policy,
-      namespace,
-      labels: workloadLabels(object),
-      ownerReferences: [owner],
-      controlNamespace: this.options.controlNamespace,
-      port: program.port,
-      egress: this.options.egress,
-    });
+    const policy = workloadNetworkPolicy(object, owner, names.policy, this.options);
     await this.ensure(program, 'policy', () =>
       ensureObject(this.options.store, NetworkPolicyType, policy, { merge: 'replace' }),
     );
@@ -340,25 +253,6 @@ export class PodRuntime implements WorkloadRuntime {
     }
   }
 
-  private service(object: WorkloadObject, owner: OwnerReference): Service {
-    const program = workloadProgram(object);
-    return {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: {
-        name: podWorkloadNames(object).service,
-        namespace: namespaceOf(object),
-        labels: workloadLabels(object),
-        ownerReferences: [owner],
-      },
-      spec: {
-        type: 'ClusterIP',
-        selector: workloadLabels(object),
-        ports: [{ name: program.name, protocol: 'TCP', port: program.port, targetPort: program.port }],
-      },
-    };
-  }
-
   private pod(object: WorkloadObject, context: WorkloadContext, owner: OwnerReference): Pod {
     const resources = this.resources(object);
     const { cpu, memory, image } = resources;
@@ -423,10 +317,4 @@ export class PodRuntime implements WorkloadRuntime {
       spec,
     };
   }
-}
-
-function namespaceOf(object: WorkloadObject): string {
-  const { namespace } = object.metadata;
-  if (namespace === undefined) throw new Error(`${object.kind} ${object.metadata.name} has no namespace`);
-  return namespace;
 }

@@ -100,6 +100,11 @@ function describeAwsError(err: unknown): string {
   return text.replace(/\b(AKIA|ASIA)[A-Z0-9]{12,}\b/g, '[access key]').slice(0, 500);
 }
 
+/** SQS's batch calls take at most 10 entries: the messages in runs of 10. */
+function* sqsBatches(messages: readonly QueueMessage[]): Generator<readonly QueueMessage[]> {
+  for (let start = 0; start < messages.length; start += 10) yield messages.slice(start, start + 10);
+}
+
 /**
  * One SQS queue per organization for its S3 bucket events (CONTRACT.md §7): the API server ensures
  * it when a dataset is saved with notifications, the operator ensures it too and long-polls it.
@@ -169,11 +174,10 @@ export class SqsNotificationQueues implements NotificationQueues {
     return messages;
   }
 
-  /** Deletes handled messages (at most 10 per call, as SQS allows); returns the ids SQS did not delete. */
+  /** Deletes handled messages; returns the ids SQS did not delete. */
   async acknowledge(queueUrl: string, messages: readonly QueueMessage[]): Promise<string[]> {
     const failed: string[] = [];
-    for (let start = 0; start < messages.length; start += 10) {
-      const chunk = messages.slice(start, start + 10);
+    for (const chunk of sqsBatches(messages)) {
       const { Failed = [] } = await this.client.send(
         new DeleteMessageBatchCommand({
           QueueUrl: queueUrl,
@@ -196,8 +200,7 @@ export class SqsNotificationQueues implements NotificationQueues {
    * batch that could not be handled is retried sooner. Best effort: the timeout applies otherwise.
    */
   async release(queueUrl: string, messages: readonly QueueMessage[], delaySeconds: number): Promise<void> {
-    for (let start = 0; start < messages.length; start += 10) {
-      const chunk = messages.slice(start, start + 10);
+    for (const chunk of sqsBatches(messages)) {
       await this.client.send(
         new ChangeMessageVisibilityBatchCommand({
           QueueUrl: queueUrl,

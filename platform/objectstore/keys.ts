@@ -14,4 +14,8 @@ export const artifactPrefix = (namespace: string, workspace: string): string =>
 
 /** The archived events of one prompt (JSON lines, one TaskEvent per line, in seq order). */
 export const promptEventsKey = (namespace: string, task: string, promptId: string): string =>
-  `orgs/${namespace}/tasks/${task}/events/${promptId}.jsonl`;
+  `${taskEventsPrefix(namespace, task)}${promptId}.jsonl`;
+
+/** Every archived event file of a task lives under this prefix: the purge of a deleted task removes it. */
+export const taskEventsPrefix = (namespace: string, task: string): string =>
+  `orgs/${namespace}/tasks/${task}/events/`;

@@ -5,13 +5,15 @@ import { ObjectStoreError } from './types.js';
 
 /**
  * Counts the bytes of an upload as they pass and fails the stream with TooLarge past `maxSize`, so
- * no backend holds or stores more than allowed; with `md5`, also digests them for an ETag.
+ * no backend holds or stores more than allowed; with `md5`, also digests them for an ETag. Without
+ * `maxSize`, a meter only (bytes and MD5 of a stream that passes through).
  */
 export class SizeLimit extends Transform {
   /** Not `size`: lib-storage's Upload takes a body's `size` property for its length. */
   bytes = 0;
   exceeded = false;
   private readonly hash: Hash | undefined;
+  private digest: Buffer | undefined;
 
   constructor(
     private readonly maxSize: number | undefined,
@@ -37,9 +39,15 @@ export class SizeLimit extends Transform {
     done(null, chunk);
   }
 
+  /** The MD5 of what passed, once it all has; only with `md5`. */
+  md5(): Buffer {
+    if (this.hash === undefined) throw new Error('SizeLimit was made without md5');
+    this.digest ??= this.hash.digest();
+    return this.digest;
+  }
+
   /** The quoted MD5 hex of what passed (S3's single-part ETag); only with `md5`. */
   etag(): string {
-    if (this.hash === undefined) throw new Error('SizeLimit was made without md5');
-    return `"${this.hash.digest('hex')}"`;
+    return `"${this.md5().toString('hex')}"`;
   }
 }

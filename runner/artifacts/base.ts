@@ -1,13 +1,14 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../platform/log.js';
+import { ensureDirectory, writeFileAtomic } from '../../platform/store/embedded/files.js';
 import { ArtifactBaseSchema } from '../../platform/runner-protocol.js';
 import type { ArtifactBase } from '../../platform/runner-protocol.js';
 
 /**
  * The sync base: what the workspace and object storage agreed on at the last sync, kept in the
- * runner's state directory (never under /code, where the agent could edit it). Written atomically.
+ * runner's state directory (never under /code, where the agent could edit it). Written atomically
+ * and durably (mode 0600, fsynced, renamed into place, its directory fsynced).
  */
 export class ArtifactBaseFile {
   private readonly dir: string;
@@ -38,20 +39,7 @@ export class ArtifactBaseFile {
   }
 
   async write(base: ArtifactBase): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
-    const temporary = join(this.dir, `.base.${randomUUID()}.json`);
-    try {
-      const handle = await open(temporary, 'wx', 0o600);
-      try {
-        await handle.writeFile(JSON.stringify(base));
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temporary, this.path);
-    } catch (err) {
-      await rm(temporary, { force: true });
-      throw err;
-    }
+    await ensureDirectory(this.dir);
+    await writeFileAtomic(this.path, JSON.stringify(base));
   }
 }

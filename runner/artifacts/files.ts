@@ -1,11 +1,12 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { constants, createWriteStream } from 'node:fs';
 import { open, rename, rm, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { SizeLimit } from '../../platform/objectstore/size-limit.js';
 import type { ArtifactFile } from '../../platform/runner-protocol.js';
+import { syncPath } from '../event-log-file.js';
 import { ArtifactPathError, PARTIAL_SUFFIX, lstatOrUndefined, resolveArtifact } from './paths.js';
 
 /** The body's MD5 did not match the `content-md5` the sender gave. */
@@ -14,19 +15,32 @@ export class ArtifactDigestError extends Error {
 }
 
 /**
- * Opens artifact `path` for reading, or undefined when there is no regular file by that name. The
- * file is opened with O_NOFOLLOW, so a symbolic link swapped in after the check is refused too.
+ * Opens artifact `path` for reading, with its size, or undefined when there is no regular file by
+ * that name. The file is opened with O_NOFOLLOW (a symbolic link is refused) and O_NONBLOCK (a fifo
+ * the agent put there cannot hang the open), then checked on the open handle: what is read is
+ * what was checked, whatever is swapped in meanwhile.
  */
-export async function openArtifact(workdir: string, path: string): Promise<FileHandle | undefined> {
+export async function openArtifact(
+  workdir: string,
+  path: string,
+): Promise<{ handle: FileHandle; size: number } | undefined> {
   const absolute = await resolveArtifact(workdir, path, { create: false });
   if (absolute === undefined) return undefined;
-  const stats = await lstatOrUndefined(absolute);
-  if (stats?.isFile() !== true) return undefined;
+  let handle: FileHandle;
   try {
-    return await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
+    handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
-    return undefined; // replaced or removed since the check
+    return undefined; // absent, a link, or removed meanwhile
   }
+  try {
+    const stats = await handle.stat();
+    if (stats.isFile()) return { handle, size: stats.size };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+  await handle.close();
+  return undefined;
 }
 
 /**
@@ -47,37 +61,20 @@ export async function writeArtifact(
   if (existing?.isDirectory() === true)
     throw new ArtifactPathError(`artifact path ${JSON.stringify(path)} is a directory`, 409);
   const temporary = join(dirname(absolute), `.${basename(absolute)}.${randomUUID()}${PARTIAL_SUFFIX}`);
-  const hash = createHash('md5');
-  let size = 0;
-  const meter = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      hash.update(chunk);
-      size += chunk.length;
-      callback(null, chunk);
-    },
-  });
+  const meter = new SizeLimit(undefined, `artifact ${JSON.stringify(path)}`, { md5: true });
   try {
     await pipeline(body, meter, createWriteStream(temporary, { flags: 'wx', mode: 0o644 }));
-    const digest = hash.digest();
+    const digest = meter.md5();
     if (contentMd5 !== undefined && digest.toString('base64') !== contentMd5.trim())
       throw new ArtifactDigestError(`the body of ${JSON.stringify(path)} does not match its content-md5`);
-    await fsyncFile(temporary);
+    await syncPath(temporary);
     await rename(temporary, absolute);
-    await fsyncFile(dirname(absolute)); // the rename itself survives a crash
+    await syncPath(dirname(absolute)); // the rename itself survives a crash
     const stats = await lstatOrUndefined(absolute);
-    return { path, size, md5: digest.toString('hex'), mtimeMs: stats?.mtimeMs ?? 0 };
+    return { path, size: meter.bytes, md5: digest.toString('hex'), mtimeMs: stats?.mtimeMs ?? 0 };
   } catch (err) {
     await rm(temporary, { force: true });
     throw err;
-  }
-}
-
-async function fsyncFile(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 

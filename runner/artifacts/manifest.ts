@@ -6,13 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import type { Logger } from '../../platform/log.js';
 import type { ArtifactFile } from '../../platform/runner-protocol.js';
-import { PARTIAL_SUFFIX, artifactPathProblem, artifactsRoot, lstatOrUndefined } from './paths.js';
-
-const isMissing = (err: unknown): boolean =>
-  typeof err === 'object' &&
-  err !== null &&
-  'code' in err &&
-  (err.code === 'ENOENT' || err.code === 'ENOTDIR');
+import { PARTIAL_SUFFIX, artifactPathProblem, artifactsRoot, isMissing, lstatOrUndefined } from './paths.js';
 
 /** Hex MD5 of a file, streamed (never the whole file in memory). */
 export async function md5OfFile(path: string): Promise<string> {

@@ -40,12 +40,15 @@ const errnoOf = (err: unknown): string | undefined =>
     ? err.code
     : undefined;
 
+/** Nothing is there: the path, or a directory on its way, does not exist. */
+export const isMissing = (err: unknown): boolean => errnoOf(err) === 'ENOENT' || errnoOf(err) === 'ENOTDIR';
+
 /** lstat, or undefined when nothing is there. */
 export async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
   try {
     return await lstat(path);
   } catch (err) {
-    if (errnoOf(err) === 'ENOENT' || errnoOf(err) === 'ENOTDIR') return undefined;
+    if (isMissing(err)) return undefined;
     throw err;
   }
 }

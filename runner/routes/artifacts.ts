@@ -74,23 +74,22 @@ export function artifactRoutes(options: ArtifactRoutesOptions): Router {
     '/v1/artifacts/*path',
     async function readArtifact(req: Request, res: Response, next: NextFunction) {
       const path = pathOf(req);
-      let handle;
+      let opened;
       try {
-        handle = await openArtifact(workdir, path);
+        opened = await openArtifact(workdir, path);
       } catch (err) {
         answerKnown(err, res, next);
         return;
       }
-      if (handle === undefined) {
+      if (opened === undefined) {
         res.status(404).json(errorBody('not_found', `No artifact ${JSON.stringify(path)}`));
         return;
       }
-      const stats = await handle.stat();
       res
         .status(200)
-        .set({ 'content-type': 'application/octet-stream', 'content-length': String(stats.size) });
+        .set({ 'content-type': 'application/octet-stream', 'content-length': String(opened.size) });
       // The handle is the file that was checked: a link swapped in now changes nothing.
-      await pipeline(handle.createReadStream(), res).catch((err: unknown) => {
+      await pipeline(opened.handle.createReadStream(), res).catch((err: unknown) => {
         options.logger.debug({ err, path }, 'sending an artifact ended early');
       });
     },
