@@ -9,6 +9,26 @@ import type { ArtifactFile } from '../../platform/runner-protocol.js';
 import { syncPath } from '../event-log-file.js';
 import { ArtifactPathError, PARTIAL_SUFFIX, lstatOrUndefined, resolveArtifact } from './paths.js';
 
+/**
+ * What tells that a file is still the one whose MD5 was taken: size and mtime alone miss a rewrite
+ * of the same size within the clock's granularity; a rewrite always changes ctime, a replacement ino.
+ */
+export interface FileIdentity {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+}
+
+/** The identity of a file just written (its size as written, if it vanished meanwhile). */
+async function identityOf(absolute: string, size: number): Promise<FileIdentity> {
+  const stats = await lstatOrUndefined(absolute);
+  return { size, mtimeMs: stats?.mtimeMs ?? 0, ctimeMs: stats?.ctimeMs ?? 0, ino: stats?.ino ?? 0 };
+}
+
+export const sameFile = (a: FileIdentity, b: FileIdentity): boolean =>
+  a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
+
 /** The body's MD5 did not match the `content-md5` the sender gave. */
 export class ArtifactDigestError extends Error {
   override readonly name = 'ArtifactDigestError';
@@ -53,7 +73,7 @@ export async function writeArtifact(
   path: string,
   body: NodeJS.ReadableStream,
   contentMd5: string | undefined,
-): Promise<ArtifactFile & { mtimeMs: number }> {
+): Promise<ArtifactFile & FileIdentity> {
   const absolute = await resolveArtifact(workdir, path, { create: true });
   if (absolute === undefined)
     throw new ArtifactPathError(`artifact path ${JSON.stringify(path)} cannot be made`, 409);
@@ -70,8 +90,7 @@ export async function writeArtifact(
     await syncPath(temporary);
     await rename(temporary, absolute);
     await syncPath(dirname(absolute)); // the rename itself survives a crash
-    const stats = await lstatOrUndefined(absolute);
-    return { path, size: meter.bytes, md5: digest.toString('hex'), mtimeMs: stats?.mtimeMs ?? 0 };
+    return { path, md5: digest.toString('hex'), ...(await identityOf(absolute, meter.bytes)) };
   } catch (err) {
     await rm(temporary, { force: true });
     throw err;

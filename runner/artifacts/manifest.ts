@@ -7,6 +7,8 @@ import { z } from 'zod';
 import type { Logger } from '../../platform/log.js';
 import type { ArtifactFile } from '../../platform/runner-protocol.js';
 import { PARTIAL_SUFFIX, artifactPathProblem, artifactsRoot, isMissing, lstatOrUndefined } from './paths.js';
+import { sameFile } from './files.js';
+import type { FileIdentity } from './files.js';
 
 /** Hex MD5 of a file, streamed (never the whole file in memory). */
 export async function md5OfFile(path: string): Promise<string> {
@@ -15,7 +17,13 @@ export async function md5OfFile(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-const CachedHashSchema = z.object({ size: z.number(), mtimeMs: z.number(), md5: z.string() });
+const CachedHashSchema = z.object({
+  size: z.number(),
+  mtimeMs: z.number(),
+  ctimeMs: z.number(),
+  ino: z.number(),
+  md5: z.string(),
+});
 type CachedHash = z.infer<typeof CachedHashSchema>;
 const HashCacheSchema = z.record(z.string(), CachedHashSchema);
 
@@ -84,8 +92,14 @@ export class ArtifactManifest {
   }
 
   /** Remembers the MD5 of a file the runner itself just wrote (saves hashing it again). */
-  remember(path: string, stats: { size: number; mtimeMs: number }, md5: string): void {
-    this.hashes?.set(path, { size: stats.size, mtimeMs: stats.mtimeMs, md5 });
+  remember(path: string, file: FileIdentity, md5: string): void {
+    this.hashes?.set(path, {
+      size: file.size,
+      mtimeMs: file.mtimeMs,
+      ctimeMs: file.ctimeMs,
+      ino: file.ino,
+      md5,
+    });
     this.dirty = true;
   }
 
@@ -119,8 +133,7 @@ export class ArtifactManifest {
     const stats = await lstatOrUndefined(absolute);
     if (stats?.isFile() !== true) return undefined;
     const cached = this.hashes?.get(path);
-    if (cached !== undefined && cached.size === stats.size && cached.mtimeMs === stats.mtimeMs)
-      return { path, size: stats.size, md5: cached.md5 };
+    if (cached !== undefined && sameFile(cached, stats)) return { path, size: stats.size, md5: cached.md5 };
     let md5: string;
     try {
       md5 = await md5OfFile(absolute);
@@ -128,8 +141,7 @@ export class ArtifactManifest {
       if (isMissing(err)) return undefined; // deleted while being read: the next sync sees what is there
       throw err; // unreadable: listing it as absent would delete it from object storage
     }
-    this.hashes?.set(path, { size: stats.size, mtimeMs: stats.mtimeMs, md5 });
-    this.dirty = true;
+    this.remember(path, stats, md5);
     return { path, size: stats.size, md5 };
   }
 }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
 import { createLogger } from '../../platform/log.js';
 import { RunnerClient, RunnerRequestError } from '../../platform/runner-client.js';
 import { createRunnerApp, listenRunner } from '../../runner/server.js';
@@ -135,19 +136,10 @@ describe('runner artifacts: listing and transfer', () => {
 });
 
 describe('runner artifacts: the hash cache', () => {
-  it('does not hash a file again while its size and mtime stay, also after the runner restarts', async () => {
-    const file = join(artifacts, 'cached.bin');
-    await writeFile(file, 'AAAA');
-    const then = new Date('2026-01-01T00:00:00.000Z'); // whole seconds: utimes restores them exactly
-    await utimes(file, then, then);
-    expect((await client.listArtifacts()).files).toContainEqual({
-      path: 'cached.bin',
-      size: 4,
-      md5: md5('AAAA'),
-    });
-    // Same size, same mtime, other bytes: only a re-hash would notice, and none is due.
-    await writeFile(file, 'BBBB');
-    await utimes(file, then, then);
+  const cacheFile = (): string => join(root, 'state', 'artifacts', 'hashes.json');
+
+  /** Lists through a runner started afresh on the same directories (an operator restart's view). */
+  async function listAfterRestart(): Promise<{ path: string; size: number; md5: string }[]> {
     const restarted = createRunnerApp({
       token: TOKEN,
       logger: createLogger({ level: 'silent' }),
@@ -158,16 +150,39 @@ describe('runner artifacts: the hash cache', () => {
     });
     const server = await listenRunner(restarted.app, { host: '127.0.0.1', port: 0, closeGraceMs: 500 });
     try {
-      const other = new RunnerClient({ endpoint: server.url, token: TOKEN });
-      expect((await other.listArtifacts()).files).toContainEqual({
-        path: 'cached.bin',
-        size: 4,
-        md5: md5('AAAA'),
-      });
+      return (await new RunnerClient({ endpoint: server.url, token: TOKEN }).listArtifacts()).files;
     } finally {
       await server.stop();
       await restarted.shutdown();
     }
+  }
+
+  it('trusts a remembered hash while the file is unchanged, also after the runner restarts', async () => {
+    const file = join(artifacts, 'cached.bin');
+    await writeFile(file, 'AAAA');
+    expect((await client.listArtifacts()).files).toContainEqual({
+      path: 'cached.bin',
+      size: 4,
+      md5: md5('AAAA'),
+    });
+    const cache = z
+      .record(z.string(), z.object({ md5: z.string() }).loose())
+      .parse(JSON.parse(await readFile(cacheFile(), 'utf8')));
+    expect(cache['cached.bin']?.md5).toBe(md5('AAAA'));
+    // A remembered hash is believed, not recomputed: plant one the file's bytes cannot give.
+    const planted = { ...cache, 'cached.bin': { ...cache['cached.bin'], md5: 'f'.repeat(32) } };
+    await writeFile(cacheFile(), JSON.stringify(planted));
+    expect(await listAfterRestart()).toContainEqual({ path: 'cached.bin', size: 4, md5: 'f'.repeat(32) });
+  });
+
+  it('hashes again a file rewritten with the same size and mtime (its ctime changed)', async () => {
+    const file = join(artifacts, 'cached.bin');
+    const then = new Date('2026-01-01T00:00:00.000Z'); // whole seconds: utimes restores them exactly
+    await utimes(file, then, then);
+    await client.listArtifacts();
+    await writeFile(file, 'BBBB');
+    await utimes(file, then, then);
+    expect(await listAfterRestart()).toContainEqual({ path: 'cached.bin', size: 4, md5: md5('BBBB') });
     await rm(file);
   });
 });
