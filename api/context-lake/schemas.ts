@@ -1,3 +1,4 @@
+import { SqlResultSchema } from '../../platform/lake-protocol.js';
 import { z } from 'zod';
 import {
   DatasetSchema,
@@ -88,13 +89,8 @@ export const LakeStatusResponseSchema = z.object({
   datasets: z.record(z.string(), DatasetStatusSchema),
 });
 export const VmActionResponseSchema = z.object({ ok: z.literal(true), vmStatus: VmStatusSchema });
-export const SqlResponseSchema = z.object({
-  rows: z.array(z.record(z.string(), z.unknown())),
-  columns: z.array(z.object({ name: z.string(), type: z.string() })),
-  rowCount: z.number().int().min(0),
-  truncated: z.boolean(),
-  elapsedMs: z.number().min(0),
-});
+/** The lake server's result, as the API answers it (elapsedMs measured by the API, the wait included). */
+export const SqlResponseSchema = SqlResultSchema;
 
 /** CONTRACT.md §1: the data-context API's error body (validation adds `errors`). */
 export const LakeErrorBodySchema = z.object({
