@@ -1,11 +1,4 @@
-import {
-  AgentComputerType,
-  HIBERNATED_BY_ANNOTATION,
-  SecretType,
-  TaskType,
-  secretData,
-  secretValue,
-} from '../../crds/index.js';
+import { AgentComputerType, HIBERNATED_BY_ANNOTATION, SecretType, TaskType } from '../../crds/index.js';
 import type { AgentComputer, AgentComputerStatus, Runtime } from '../../crds/index.js';
 import { parseDuration } from '../../platform/duration.js';
 import type { EventRecorder } from '../../platform/events.js';
@@ -14,15 +7,15 @@ import type { ObjectStore } from '../../platform/objectstore/types.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
 import { deepEqual } from '../../platform/store/merge.js';
-import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
-import { controllerReference, deleteControlled } from '../runtimes/kube-types.js';
+import { deleteControlled } from '../runtimes/kube-types.js';
 import type { WorkloadObservation, WorkloadRuntime } from '../runtimes/types.js';
 import { workloadLabels } from '../runtimes/types.js';
 import { computeAgentComputerStatus } from './agent-computer-status.js';
 import { workspaceActivity } from './workspace-activity.js';
 import type { WorkspaceActivity } from './workspace-activity.js';
+import { ensureWorkloadToken } from './workload-token.js';
 
 /** Holds deletion until the runtime removed what owner references cannot (a local process). */
 export const WORKLOAD_FINALIZER = 'agentry.dev/workload';
@@ -128,30 +121,13 @@ export class AgentComputerReconciler implements Reconciler {
    * kept in a Secret the AgentComputer owns for runtimes that mount it; never in spec or status.
    */
   private async ensureToken(ac: AgentComputer): Promise<string> {
-    const { store } = this.options;
     const token = this.options.installationKey.runnerToken(ac);
-    const existing = await store.get(SecretType, ac.metadata.namespace, tokenSecretName(ac));
-    if (existing !== undefined) {
-      if (secretValue(existing, 'token') !== token)
-        await store.replace(SecretType, { ...existing, data: secretData({ token }) }); // the key was rotated
-      return token;
-    }
-    try {
-      await store.create(SecretType, {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        type: 'agentry.dev/runner-token',
-        metadata: {
-          name: tokenSecretName(ac),
-          namespace: ac.metadata.namespace,
-          labels: workloadLabels(ac),
-          ownerReferences: [controllerReference(ac)],
-        },
-        data: secretData({ token }),
-      });
-    } catch (err) {
-      if (!isStoreError(err, 'AlreadyExists')) throw err; // a racing reconcile wrote the same value
-    }
+    const secret = {
+      name: tokenSecretName(ac),
+      type: 'agentry.dev/runner-token',
+      labels: workloadLabels(ac),
+    };
+    await ensureWorkloadToken(this.options.store, ac, secret, token);
     return token;
   }
 

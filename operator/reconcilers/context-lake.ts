@@ -15,7 +15,7 @@ import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controlle
 import { LakeConfigSync } from '../lakes/config-sync.js';
 import { recordLakeTransitions } from '../lakes/lake-events.js';
 import { updateLakeStatus } from '../lakes/status-writer.js';
-import { ensureWorkloadToken } from '../lakes/workload-token.js';
+import { ensureWorkloadToken } from './workload-token.js';
 import { deleteControlled } from '../runtimes/kube-types.js';
 import { describeError } from '../runtimes/process/errors.js';
 import type { WorkloadRuntime } from '../runtimes/types.js';
