@@ -6,6 +6,7 @@ import type { ResourceStore } from '../../platform/store/types.js';
 import { createAgentComputer } from '../agent-computers/create-agent-computer.js';
 import { updateWithRetry } from '../optimistic-update.js';
 import { ApiError } from '../errors.js';
+import { findWorkspace } from '../agent-computers/find-workspace.js';
 import { PaginationQuerySchema, listEnvelopeSchema, newestFirst, paginate } from '../pagination.js';
 import { AgentComputerRecordSchema, presentAgentComputer } from '../presenters/agent-computer.js';
 import type { ReadModel } from '../read-model.js';
@@ -26,16 +27,9 @@ export interface AgentComputerRoutesDeps {
   publicUrl: string;
 }
 
-/** Ids are UUIDs; anything else cannot name an agent computer, so it is simply not found. */
-const isUuid = (id: string): boolean => z.uuid().safeParse(id).success;
-
 export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinition[] {
-  const findAgentComputer = (namespace: string, id: string): AgentComputer => {
-    const ac = isUuid(id) ? deps.readModel.agentComputers.get(namespace, id) : undefined;
-    if (ac === undefined || ac.metadata.deletionTimestamp !== undefined)
-      throw ApiError.notFound('Agent computer');
-    return ac;
-  };
+  const findAgentComputer = (namespace: string, id: string): AgentComputer =>
+    findWorkspace(deps.readModel, namespace, id, 'Agent computer');
 
   /** POST /:id/stop and /:id/start: set the intent; the operator converges (202). */
   const operatingModeRoute = (

@@ -13,7 +13,7 @@ import { sendObject } from '../artifacts/download.js';
 import { receiveArtifacts } from '../artifacts/multipart-upload.js';
 import { storageUnavailable } from '../artifacts/storage-errors.js';
 import { ApiError } from '../errors.js';
-import { findWorkspace } from '../tasks/access.js';
+import { findWorkspace } from '../agent-computers/find-workspace.js';
 import { PaginationQuerySchema, listEnvelopeSchema, paginate } from '../pagination.js';
 import type { ReadModel } from '../read-model.js';
 import { defineRoute } from '../route.js';

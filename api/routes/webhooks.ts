@@ -3,6 +3,7 @@ import { WebhookType } from '../../crds/index.js';
 import type { Webhook } from '../../crds/index.js';
 import { isStoreError } from '../../platform/store/types.js';
 import { ApiError } from '../errors.js';
+import { isUuid } from '../ids.js';
 import { PaginationQuerySchema, listEnvelopeSchema, newestFirst, paginate } from '../pagination.js';
 import { PublicKeyDocumentSchema, WebhookRecordSchema, presentWebhook } from '../presenters/webhook.js';
 import type { ReadModel } from '../read-model.js';
@@ -16,9 +17,6 @@ const TAG = 'Webhooks';
 const IdParamsSchema = z.object({ id: z.string() });
 
 export type { WebhookRoutesDeps } from '../webhooks/create-webhook.js';
-
-/** Ids are UUIDs; anything else cannot name a webhook, so it is simply not found. */
-const isUuid = (id: string): boolean => z.uuid().safeParse(id).success;
 
 function findWebhook(readModel: ReadModel, namespace: string, id: string): Webhook {
   const webhook = isUuid(id) ? readModel.webhooks.get(namespace, id) : undefined;

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { AgentComputer, Task } from '../../crds/index.js';
 import type { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
@@ -6,6 +5,7 @@ import type { ObjectStore } from '../../platform/objectstore/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
+import { isUuid } from '../ids.js';
 import type { TaskPresentation } from '../presenters/task.js';
 import type { ReadModel } from '../read-model.js';
 
@@ -23,9 +23,6 @@ export interface TaskRoutesDeps {
   /** Archived prompt events (the operator writes them there); without it only runners are read. */
   objectStore?: ObjectStore | undefined;
 }
-
-/** Ids are UUIDs; anything else cannot name a task, so it is simply not found. */
-export const isUuid = (id: string): boolean => z.uuid().safeParse(id).success;
 
 export const taskPresentation = (
   deps: Pick<TaskRoutesDeps, 'publicUrl' | 'installationKey'>,
@@ -59,17 +56,6 @@ export function findTask(readModel: ReadModel, principal: Principal, id: string)
 /** Re-checks access on the fresh copy a read-modify-write read (a delete may have won meanwhile). */
 export function assertVisible(task: Task, principal: Principal): void {
   if (!visibleTo(task, principal)) throw taskNotFound();
-}
-
-/**
- * The caller's workspace (an AgentComputer, named by the id clients see), from the API's cache. One
- * of another organization is simply not in the caller's namespace: 404, as a deleted or unknown one.
- */
-export function findWorkspace(readModel: ReadModel, namespace: string, id: string): AgentComputer {
-  const workspace = isUuid(id) ? readModel.agentComputers.get(namespace, id) : undefined;
-  if (workspace === undefined || workspace.metadata.deletionTimestamp !== undefined)
-    throw ApiError.notFound('Workspace');
-  return workspace;
 }
 
 /** The task's workspace as cached, unless it is gone or being deleted. */

@@ -5,7 +5,7 @@ import { isStoreError } from '../../platform/store/types.js';
 import type { Logger } from '../../platform/log.js';
 import type { Principal } from '../auth/principal.js';
 import type { TaskRoutesDeps } from './access.js';
-import { findWorkspace } from './access.js';
+import { findWorkspace } from '../agent-computers/find-workspace.js';
 import { checkExecutor } from './executor-policy.js';
 import { createAgentComputer } from '../agent-computers/create-agent-computer.js';
 import { assertTaskSlot } from './limits.js';
