@@ -9,7 +9,7 @@ import {
   secretReferenceOf,
 } from '../../platform/lake-config/dataset-source.js';
 import type { ResourceStore } from '../../platform/store/types.js';
-import { upsertWithRetry } from './upsert.js';
+import { upsertWithRetry } from '../optimistic-update.js';
 import { credentialKey } from './validate-config.js';
 
 /**

@@ -7,7 +7,7 @@ import type { Principal } from '../auth/principal.js';
 import type { ReadModel } from '../read-model.js';
 import { LAKE_LABELS } from './credentials.js';
 import { emptyConfig } from './edit-config.js';
-import { upsertWithRetry } from './upsert.js';
+import { upsertWithRetry } from '../optimistic-update.js';
 
 /** One ContextLake per organization, in its namespace, named CONTEXT_LAKE_NAME. */
 
