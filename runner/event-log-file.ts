@@ -1,14 +1,10 @@
+import { errnoOf } from '../platform/errno.js';
 import { open, readFile, truncate } from 'node:fs/promises';
 import type { Logger } from '../platform/log.js';
 import { TaskEventSchema } from '../platform/runner-protocol.js';
 import type { TaskEvent } from '../platform/runner-protocol.js';
 
 const NEWLINE = 0x0a;
-
-const errnoOf = (err: unknown): string | undefined =>
-  typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string'
-    ? err.code
-    : undefined;
 
 /** The file's bytes, or undefined when there is no file yet. */
 async function readIfPresent(path: string): Promise<Buffer | undefined> {

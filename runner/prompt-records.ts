@@ -1,3 +1,4 @@
+import { errnoOf } from '../platform/errno.js';
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -28,11 +29,6 @@ const PromptRecordFileSchema = z.object({
 });
 
 const isId = (value: string): boolean => RunnerIdSchema.safeParse(value).success;
-
-const errnoOf = (err: unknown): string | undefined =>
-  typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string'
-    ? err.code
-    : undefined;
 
 const parseJson = (text: string): unknown => {
   try {

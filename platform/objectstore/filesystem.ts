@@ -1,3 +1,4 @@
+import { errnoOf } from '../errno.js';
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -51,14 +52,9 @@ const READ_CHUNK_BYTES = 1024 * 1024;
 const MetaSchema = z.object({ etag: z.string(), contentType: z.string(), updatedAt: z.string() });
 type Meta = z.infer<typeof MetaSchema>;
 
-const errnoCode = (err: unknown): string | undefined =>
-  typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string'
-    ? err.code
-    : undefined;
-
 /** A key whose path is, or runs through, a file of another key (`a` and `a/b`): S3 allows it, a directory cannot. */
 const isPathConflict = (err: unknown): boolean =>
-  ['ENOTDIR', 'EISDIR', 'EEXIST'].includes(errnoCode(err) ?? '');
+  ['ENOTDIR', 'EISDIR', 'EEXIST'].includes(errnoOf(err) ?? '');
 
 const unavailable = (what: string, cause: unknown): ObjectStoreError =>
   cause instanceof ObjectStoreError ? cause : new ObjectStoreError('Unavailable', what, { cause });
@@ -173,7 +169,7 @@ export class FilesystemObjectStore implements ObjectStore {
     try {
       await unlink(this.pathIn(this.objects, key));
     } catch (err) {
-      if (['ENOENT', 'ENOTDIR', 'EISDIR', 'EPERM'].includes(errnoCode(err) ?? '')) return false;
+      if (['ENOENT', 'ENOTDIR', 'EISDIR', 'EPERM'].includes(errnoOf(err) ?? '')) return false;
       throw unavailable(`deleting object ${key}`, err);
     }
     await rm(this.pathIn(this.meta, key), { force: true });
@@ -269,7 +265,7 @@ export class FilesystemObjectStore implements ObjectStore {
       await handle.close();
       return undefined;
     } catch (err) {
-      if (['ENOENT', 'ENOTDIR'].includes(errnoCode(err) ?? '')) return undefined;
+      if (['ENOENT', 'ENOTDIR'].includes(errnoOf(err) ?? '')) return undefined;
       throw unavailable(`opening object ${key}`, err);
     }
   }
@@ -299,7 +295,7 @@ export class FilesystemObjectStore implements ObjectStore {
     for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
       const entries = await readdir(join(this.objects, dir), { withFileTypes: true }).catch(
         (err: unknown) => {
-          if (['ENOENT', 'ENOTDIR'].includes(errnoCode(err) ?? '')) return [];
+          if (['ENOENT', 'ENOTDIR'].includes(errnoOf(err) ?? '')) return [];
           throw unavailable(`listing ${dir}`, err);
         },
       );

@@ -1,3 +1,4 @@
+import { errnoOf } from '../../platform/errno.js';
 import type { Stats } from 'node:fs';
 import { lstat, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -34,11 +35,6 @@ export function artifactPathProblem(path: string): string | undefined {
   if (path.endsWith(PARTIAL_SUFFIX)) return `must not end in ${PARTIAL_SUFFIX}`;
   return undefined;
 }
-
-const errnoOf = (err: unknown): string | undefined =>
-  typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string'
-    ? err.code
-    : undefined;
 
 /** Nothing is there: the path, or a directory on its way, does not exist. */
 export const isMissing = (err: unknown): boolean => errnoOf(err) === 'ENOENT' || errnoOf(err) === 'ENOTDIR';

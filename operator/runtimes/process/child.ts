@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { open, rename } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { errnoOf } from './errors.js';
+import { errnoOf } from '../../../platform/errno.js';
 import type { WorkspacePaths } from './workspace.js';
 
 /** How to start `agentry runner`: `node dist/cli/main.js runner`, or the TypeScript in tests. */

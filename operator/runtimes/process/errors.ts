@@ -1,13 +1,6 @@
 // Realm-independent checks: `instanceof Error` is false for errors made by Node's own modules when
 // this code runs in another realm (jest's VM modules), so errors are inspected by shape.
 
-/** The errno code (`ENOENT`, `ESRCH`...) of a system error, if it is one. */
-export function errnoOf(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string'
-    ? err.code
-    : undefined;
-}
-
 /** The error's message followed by its cause's, for a one-line explanation. */
 export function describeError(err: unknown): string {
   const messageOf = (value: unknown): string | undefined =>

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { errnoOf } from './errors.js';
+import { errnoOf } from '../../../platform/errno.js';
 
 /** Whether a process with this pid exists (EPERM: it does, but belongs to someone else). */
 export function pidAlive(pid: number): boolean {

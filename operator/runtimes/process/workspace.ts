@@ -3,7 +3,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { WorkloadProgram } from '../types.js';
-import { errnoOf } from './errors.js';
+import { errnoOf } from '../../../platform/errno.js';
 
 /** Where one workload of the process runtime lives on disk. */
 export interface WorkspacePaths {

@@ -1,3 +1,4 @@
+import { errnoOf } from '../../errno.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -18,11 +19,6 @@ export class UncertainWriteError extends Error {
 }
 
 /** The errno code of a Node.js system error (no instanceof: errors may come from another realm). */
-export const errnoCode = (err: unknown): string | undefined =>
-  typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string'
-    ? err.code
-    : undefined;
-
 /** Temporary files of an interrupted write: `.<target>.<random>.tmp`; never a valid object name. */
 export const isTempFileName = (name: string): boolean => name.startsWith('.') && name.endsWith('.tmp');
 
@@ -86,7 +82,7 @@ export async function removeFileDurably(path: string): Promise<void> {
   try {
     await unlink(path);
   } catch (err) {
-    if (errnoCode(err) !== 'ENOENT') throw err;
+    if (errnoOf(err) !== 'ENOENT') throw err;
   }
   try {
     await fsyncDirectory(dirname(path));

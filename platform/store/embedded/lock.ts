@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { link, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { StoreError } from '../types.js';
-import { errnoCode, FILE_MODE, fsyncDirectory } from './files.js';
+import { errnoOf } from '../../errno.js';
+import { FILE_MODE, fsyncDirectory } from './files.js';
 
 const MAX_ATTEMPTS = 5;
 
@@ -12,7 +13,7 @@ function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    return errnoCode(err) === 'EPERM';
+    return errnoOf(err) === 'EPERM';
   }
 }
 
@@ -31,7 +32,7 @@ async function readLock(path: string): Promise<LockContent | 'missing' | undefin
   try {
     return parseLock(await readFile(path, 'utf8'));
   } catch (err) {
-    if (errnoCode(err) === 'ENOENT') return 'missing';
+    if (errnoOf(err) === 'ENOENT') return 'missing';
     throw err;
   }
 }
@@ -85,7 +86,7 @@ async function tryCreate(path: string, token: string): Promise<boolean> {
     await link(aside, path);
     return true;
   } catch (err) {
-    if (errnoCode(err) === 'EEXIST') return false;
+    if (errnoOf(err) === 'EEXIST') return false;
     throw err;
   } finally {
     await rm(aside, { force: true });
@@ -101,7 +102,7 @@ async function takeOverStale(path: string, stale: LockContent | undefined): Prom
   try {
     await rename(path, moved);
   } catch (err) {
-    if (errnoCode(err) === 'ENOENT') return; // someone else moved it; try again
+    if (errnoOf(err) === 'ENOENT') return; // someone else moved it; try again
     throw err;
   }
   const content = await readLock(moved);

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreError } from '../types.js';
-import { errnoCode, writeFileAtomic } from './files.js';
+import { errnoOf } from '../../errno.js';
+import { writeFileAtomic } from './files.js';
 
 /** How many versions one durable reservation covers: one extra fsync'd write per this many writes. */
 export const DEFAULT_BLOCK_SIZE = 1000;
@@ -66,7 +67,7 @@ async function readCeiling(path: string): Promise<number | undefined> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    if (errnoCode(err) === 'ENOENT') return undefined;
+    if (errnoOf(err) === 'ENOENT') return undefined;
     throw new StoreError('Unavailable', `reading ${path}`, { cause: err });
   }
   const ceiling = parseVersion(text.trim());
