@@ -152,15 +152,16 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       installationKey: options.installationKey,
     });
   }
-  if (options.lakeNotificationQueues !== undefined) {
-    addLakeNotificationsController(manager, {
-      store,
-      logger,
-      registry: options.registry,
-      queues: options.lakeNotificationQueues,
-      installationKey: options.installationKey,
-    });
-  }
+  const lakeNotifications =
+    options.lakeNotificationQueues === undefined
+      ? undefined
+      : addLakeNotificationsController(manager, {
+          store,
+          logger,
+          registry: options.registry,
+          queues: options.lakeNotificationQueues,
+          installationKey: options.installationKey,
+        });
   if (options.objectStore !== undefined) {
     addUploadedFileExpiryController(manager, {
       objectStore: options.objectStore,
@@ -184,6 +185,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     async stop() {
       await manager.stop();
       await tasks.followers.stopAll();
+      await lakeNotifications?.stopPollers();
     },
   };
 }

@@ -25,6 +25,12 @@ export interface LakeNotificationsOptions {
   now?: () => Date;
 }
 
+export interface LakeNotifications {
+  controller: Controller<ContextLake>;
+  /** The controller's stop aborts the loops; this also waits for the batches they hold. */
+  stopPollers(): Promise<void>;
+}
+
 /**
  * Adds the `lake-notifications` controller (DESIGN.md §5): for each ContextLake with a dataset whose
  * `notifications` is true, it ensures the organization's SQS queue, long-polls it, counts the bucket
@@ -34,7 +40,7 @@ export interface LakeNotificationsOptions {
 export function addLakeNotificationsController(
   manager: ControllerManager,
   options: LakeNotificationsOptions,
-): Controller<ContextLake> {
+): LakeNotifications {
   const now = options.now ?? (() => new Date());
   const logger = options.logger.child({ controller: 'lake-notifications' });
   // Read at each scrape, after `reconciler` exists.
@@ -68,5 +74,5 @@ export function addLakeNotificationsController(
   reconciler.wake = (request) => {
     controller.enqueue(request);
   };
-  return controller;
+  return { controller, stopPollers: () => reconciler.stopAll() };
 }

@@ -127,6 +127,13 @@ export class LakeNotificationsReconciler implements Reconciler {
     });
   }
 
+  /** Ends every loop and waits for batches in hand to finish (operator shutdown). */
+  async stopAll(): Promise<void> {
+    const pollers = [...this.pollers.values()];
+    this.pollers.clear();
+    await Promise.all(pollers.map((poller) => poller.stop()));
+  }
+
   private async stopPoller(namespace: string): Promise<void> {
     const poller = this.pollers.get(namespace);
     if (poller === undefined) return;
