@@ -1,10 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pinoHttp } from 'pino-http';
+import { assignRequestId, requestLogSerializers } from './request-log.js';
 import type { RequestHandler } from 'express';
 import type { Logger } from './log.js';
-
-const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export interface WorkloadRequestLogOptions {
   /** Paths the operator polls on every reconcile: logged at debug, or they would drown everything else. */
@@ -24,24 +21,12 @@ export function workloadRequestLog(logger: Logger, options: WorkloadRequestLogOp
   const callerStatuses = new Set(options.callerStatuses ?? []);
   return pinoHttp({
     logger,
-    genReqId(req: IncomingMessage, res: ServerResponse): string {
-      const incoming = req.headers['x-request-id'];
-      const id = typeof incoming === 'string' && CLIENT_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-      res.setHeader('x-request-id', id);
-      return id;
-    },
+    genReqId: assignRequestId,
     customLogLevel(req, res, err) {
       if (err !== undefined || (res.statusCode >= 500 && !callerStatuses.has(res.statusCode))) return 'error';
       if (res.statusCode >= 400) return 'warn';
       return quiet.has(req.url ?? '') ? 'debug' : 'info';
     },
-    serializers: {
-      req: (req: { id: unknown; method: unknown; url: unknown }) => ({
-        id: req.id,
-        method: req.method,
-        url: req.url,
-      }),
-      res: (res: { statusCode: unknown }) => ({ statusCode: res.statusCode }),
-    },
+    serializers: requestLogSerializers,
   });
 }
