@@ -1,3 +1,4 @@
+import { parseJson } from './json.js';
 import type { z } from 'zod';
 import {
   LakeErrorBodySchema,
@@ -105,12 +106,4 @@ function parse<T>(schema: z.ZodType<T>, text: string, what: string): T {
   const parsed = schema.safeParse(parseJson(text));
   if (!parsed.success) throw new LakeRequestError(`${what}: unexpected answer from the lake server`);
   return parsed.data;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

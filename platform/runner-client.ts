@@ -1,3 +1,4 @@
+import { parseJson } from './json.js';
 import { Readable } from 'node:stream';
 import { createParser } from 'eventsource-parser';
 import { z } from 'zod';
@@ -244,12 +245,4 @@ function query(options: { after?: number | undefined; promptId?: string | undefi
   if (options.promptId !== undefined) params.set('promptId', options.promptId);
   const text = params.toString();
   return text === '' ? '' : `?${text}`;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

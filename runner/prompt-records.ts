@@ -1,3 +1,4 @@
+import { parseJson } from '../platform/json.js';
 import { errnoOf } from '../platform/errno.js';
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
@@ -29,14 +30,6 @@ const PromptRecordFileSchema = z.object({
 });
 
 const isId = (value: string): boolean => RunnerIdSchema.safeParse(value).success;
-
-const parseJson = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
 
 async function listDir(path: string): Promise<string[]> {
   try {

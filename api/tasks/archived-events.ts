@@ -1,3 +1,4 @@
+import { parseJson } from '../../platform/json.js';
 import { createInterface } from 'node:readline';
 import { promptEntryOf } from '../../crds/index.js';
 import type { Task } from '../../crds/index.js';
@@ -55,12 +56,4 @@ export async function archivedPromptEvents(
     after: -1,
   });
   return { events, lastSeq: Math.max(recordedLastSeq(task), ...events.map((event) => event.seq)) };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
