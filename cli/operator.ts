@@ -4,6 +4,7 @@ import { startOperator } from '../operator/operator.js';
 import { notificationQueuesFromConfig } from '../platform/lake-notifications/queues.js';
 import { KubevirtRuntime } from '../operator/runtimes/kubevirt.js';
 import { PodRuntime } from '../operator/runtimes/pod.js';
+import { egressWith } from '../operator/runtimes/network-policy.js';
 import type { WorkloadRuntime } from '../operator/runtimes/types.js';
 import type { Config } from '../platform/config.js';
 import { publicUrlOf } from '../platform/config.js';
@@ -33,6 +34,11 @@ function clusterRuntimes(
       disk: config.AGENTRY_WORKLOAD_DISK,
     },
     ...(config.AGENTRY_STORAGE_CLASS === undefined ? {} : { storageClassName: config.AGENTRY_STORAGE_CLASS }),
+    placement: {
+      nodeSelector: config.AGENTRY_WORKLOAD_NODE_SELECTOR,
+      tolerations: config.AGENTRY_WORKLOAD_TOLERATIONS,
+    },
+    egress: egressWith(config.AGENTRY_WORKLOAD_EGRESS_ALLOW),
     // Context lakes: the lake server's image (pods) or VM disk (kubevirt), and what datasets may read.
     lake: { image: config.AGENTRY_LAKE_IMAGE, connectors: config.AGENTRY_LAKE_CONNECTORS },
   };

@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import {
+  EgressAllowSetting,
+  NodeSelectorSchema,
+  TolerationSchema,
+  jsonSetting,
+} from './workload-placement.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -31,6 +37,15 @@ export const ConfigSchema = z.object({
   AGENTRY_WORKLOAD_MEMORY: z.string().default('4Gi'),
   AGENTRY_WORKLOAD_DISK: z.string().default('20Gi'),
   AGENTRY_STORAGE_CLASS: z.string().min(1).optional(),
+  /** Operator: labels a node must carry to run workloads, as a JSON object (e.g. dedicated nodes). */
+  AGENTRY_WORKLOAD_NODE_SELECTOR: jsonSetting(NodeSelectorSchema, '{}'),
+  /** Operator: tolerations of workload pods and VMs, as a JSON array of core/v1 Tolerations. */
+  AGENTRY_WORKLOAD_TOLERATIONS: jsonSetting(z.array(TolerationSchema), '[]'),
+  /**
+   * Operator: destinations workloads may reach beyond the default egress (the internet, not the
+   * cluster's private ranges): comma separated `CIDR[:port]`, e.g. an in-cluster S3 store.
+   */
+  AGENTRY_WORKLOAD_EGRESS_ALLOW: EgressAllowSetting,
   /** API and operator: executor definitions (YAML or JSON `{ executors: [...] }`) replacing or adding to the built-ins. */
   AGENTRY_EXECUTORS_FILE: z.string().min(1).optional(),
   /** Operator: how long soft-deleted tasks are kept before they are removed (a Go duration). */

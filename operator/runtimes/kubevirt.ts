@@ -18,6 +18,7 @@ import {
 } from './kube-types.js';
 import type { VirtualMachine } from './kube-types.js';
 import { namespaceOf, workloadNetworkPolicy, workloadService } from './cluster-objects.js';
+import { placementFields } from './cluster-options.js';
 import type { ClusterRuntimeOptions } from './cluster-options.js';
 import { workloadCloudConfig } from './cloud-init.js';
 import { programEnvironment } from './program-layout.js';
@@ -359,6 +360,7 @@ export class KubevirtRuntime implements WorkloadRuntime {
         periodSeconds: 5,
       },
       terminationGracePeriodSeconds: 30,
+      ...placementFields(this.options.placement),
     };
   }
 }

@@ -1,6 +1,7 @@
 // The NetworkPolicy every workload gets (DESIGN.md §3): only the API server and the operator may
 // reach the runner; the workload may reach the internet but not the cluster or cloud metadata.
 import type { OwnerReference } from '../../crds/index.js';
+import type { EgressAllowance } from '../../platform/workload-placement.js';
 import type { NetworkPolicy } from './kube-types.js';
 
 /** Private (RFC 1918), link-local (cloud metadata at 169.254.169.254) and carrier-grade NAT ranges. */
@@ -16,6 +17,8 @@ export const BLOCKED_IPV4_RANGES: readonly string[] = [
 export interface EgressRange {
   cidr: string;
   except?: readonly string[];
+  /** One TCP port only; unset: every port. */
+  port?: number | undefined;
 }
 
 export interface EgressOptions {
@@ -34,6 +37,11 @@ export const DEFAULT_EGRESS: EgressOptions = {
   allow: [{ cidr: '0.0.0.0/0', except: BLOCKED_IPV4_RANGES }],
   dns: true,
 };
+
+/** The default egress plus what the installation allows besides (e.g. an in-cluster S3 store). */
+export function egressWith(allowances: readonly EgressAllowance[]): EgressOptions {
+  return { ...DEFAULT_EGRESS, allow: [...DEFAULT_EGRESS.allow, ...allowances] };
+}
 
 /** The pods allowed to call runners: the API server (proxies streams) and the operator (dispatches). */
 export const CONTROL_PLANE_APPS: readonly string[] = ['agentry-api', 'agentry-operator'];
@@ -67,6 +75,7 @@ function egressRules(egress: EgressOptions): Record<string, unknown>[] {
             : { cidr: range.cidr, except: [...range.except] },
       },
     ],
+    ...(range.port === undefined ? {} : { ports: [{ protocol: 'TCP', port: range.port }] }),
   }));
   if (egress.dns) {
     rules.push({

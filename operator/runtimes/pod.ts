@@ -20,6 +20,7 @@ import {
 } from './kube-types.js';
 import type { PersistentVolumeClaim, Pod } from './kube-types.js';
 import { namespaceOf, workloadNetworkPolicy, workloadService } from './cluster-objects.js';
+import { placementFields } from './cluster-options.js';
 import type { ClusterRuntimeOptions, WorkloadDefaults } from './cluster-options.js';
 import { podDiskMounts, programEnvironment } from './program-layout.js';
 import { observePod } from './pod-status.js';
@@ -298,6 +299,7 @@ export class PodRuntime implements WorkloadRuntime {
         },
       ],
       volumes: [{ name: disk.volume, persistentVolumeClaim: { claimName: names.disk } }],
+      ...placementFields(this.options.placement),
     };
     return {
       apiVersion: 'v1',

@@ -119,6 +119,18 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - name: AGENTRY_STORAGE_CLASS
   value: {{ . | quote }}
 {{- end }}
+{{- with .Values.workloads.nodeSelector }}
+- name: AGENTRY_WORKLOAD_NODE_SELECTOR
+  value: {{ toJson . | quote }}
+{{- end }}
+{{- with .Values.workloads.tolerations }}
+- name: AGENTRY_WORKLOAD_TOLERATIONS
+  value: {{ toJson . | quote }}
+{{- end }}
+{{- with .Values.workloads.egressAllow }}
+- name: AGENTRY_WORKLOAD_EGRESS_ALLOW
+  value: {{ join "," . | quote }}
+{{- end }}
 {{- if .Values.executors.definitions }}
 - name: AGENTRY_EXECUTORS_FILE
   value: /etc/agentry/executors/executors.yaml
