@@ -14,6 +14,10 @@ const WAITING_HINTS: Record<string, WaitingHint> = {
   CreateContainerConfigError: (_image, context, program) =>
     `the container cannot be configured; the ${program.noun} token Secret ${context.tokenSecretName} may be missing`,
   CreateContainerError: (image) => `the container of ${image} cannot be created`,
+  ErrImageNeverPull: (image) =>
+    `the image ${image} is not on the node and its pull policy forbids pulling it; load it onto the node or allow pulls`,
+  RunContainerError: (image, _context, program) =>
+    `the ${program.noun} in ${image} cannot start; the image must have \`agentry\` on its PATH`,
 };
 
 const detail = (message: string | undefined): string =>

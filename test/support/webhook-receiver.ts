@@ -19,8 +19,11 @@ export class WebhookReceiver {
   private server: Server | undefined;
   private port = 0;
 
+  /** `host`: where it listens; loopback unless a test's pods must reach it (the real node's bridge). */
+  constructor(private readonly host = '127.0.0.1') {}
+
   get url(): string {
-    return `http://127.0.0.1:${this.port}/hook`;
+    return `http://${this.host}:${this.port}/hook`;
   }
 
   async start(): Promise<void> {
@@ -35,7 +38,7 @@ export class WebhookReceiver {
       });
     });
     // The same port across a stop and start, so the registered URL stays valid ("receiver down, then up").
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => server.listen(this.port, this.host, resolve));
     const address = server.address();
     if (address !== null && typeof address === 'object') this.port = address.port;
     this.server = server;

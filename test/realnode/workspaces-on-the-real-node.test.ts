@@ -1,0 +1,120 @@
+// An agent computer's life on the real node, driven through the installed API server only: a real
+// Pod runs our runner image, hibernation deletes the Pod and keeps the disk, a redeploy is a new Pod
+// on the same disk, deletion removes everything. Nothing here is faked: KWOK does not manage the node.
+import { afterAll, describe, expect, it } from '@jest/globals';
+import {
+  api,
+  createTask,
+  createWorkspace,
+  deployment,
+  eventually,
+  kubectl,
+  objectNames,
+  pods,
+  streamTask,
+  streamText,
+  waitForWorkspace,
+} from './support.js';
+
+const selectorOf = (id: string): string => `agentry.dev/agent-computer=${id}`;
+const created: string[] = [];
+
+afterAll(async () => {
+  for (const id of created)
+    await api(`/v1/agent-computers/${id}`, { method: 'DELETE' }).catch(() => undefined);
+}, 120_000);
+
+describe('an agent computer on the real node', () => {
+  let id = '';
+
+  it('becomes ready with a real runner Pod of our image on the real node', async () => {
+    id = await createWorkspace('real node workspace');
+    created.push(id);
+    const ready = await waitForWorkspace(id, 'ready');
+    expect(ready.provisionError).toBeNull();
+    const d = deployment();
+    const [pod] = await pods(d.orgNamespace, selectorOf(id));
+    expect(pod?.spec.nodeName).toBe(d.nodeName);
+    expect(pod?.status?.phase).toBe('Running');
+    // The runner answers inside the container: its process is ours, not a fake status.
+    const processes = await kubectl([
+      'exec',
+      '-n',
+      d.orgNamespace,
+      pod?.metadata.name ?? '',
+      '--',
+      'ps',
+      '-eo',
+      'args',
+    ]);
+    expect(processes).toMatch(/agentry runner/);
+  });
+
+  it('runs a prompt that leaves a file in /code, then hibernates: the Pod is gone, the disk stays', async () => {
+    const d = deployment();
+    const task = await createTask({ workspaceId: id, prompt: 'echo kept > /code/kept.txt && echo wrote it' });
+    const stream = await streamTask(task.id);
+    expect(stream.done?.status).toBe('completed');
+    expect(streamText(stream)).toContain('wrote it');
+
+    const stop = await api(`/v1/agent-computers/${id}/stop`, { method: 'POST' });
+    expect(stop.status).toBe(202);
+    await waitForWorkspace(id, 'hibernated');
+    await eventually('the runner pod deleted', async () =>
+      (await pods(d.orgNamespace, selectorOf(id))).length === 0 ? true : undefined,
+    );
+    expect(await objectNames('pvc', d.orgNamespace, selectorOf(id))).toHaveLength(1);
+  });
+
+  it('resumes for a new prompt, which sees the file the last one left', async () => {
+    const task = await createTask({ workspaceId: id, prompt: 'cat /code/kept.txt' });
+    const stream = await streamTask(task.id);
+    expect(stream.done?.status).toBe('completed');
+    expect(streamText(stream)).toContain('kept');
+    expect((await waitForWorkspace(id, 'ready')).status).toBe('ready');
+  });
+
+  it('redeploys as a new Pod on the same disk when spec.restartedAt changes', async () => {
+    const d = deployment();
+    const [before] = await pods(d.orgNamespace, selectorOf(id));
+    await kubectl([
+      'patch',
+      'agentcomputer',
+      id,
+      '-n',
+      d.orgNamespace,
+      '--type',
+      'merge',
+      '-p',
+      JSON.stringify({ spec: { restartedAt: new Date().toISOString() } }),
+    ]);
+    const after = await eventually('a new runner pod running', async () => {
+      const current = await pods(d.orgNamespace, selectorOf(id));
+      const fresh = current.find((pod) => pod.metadata.uid !== before?.metadata.uid);
+      return current.length === 1 && fresh?.status?.phase === 'Running' ? fresh : undefined;
+    });
+    expect(after.metadata.name).not.toBe(before?.metadata.name);
+    await waitForWorkspace(id, 'ready');
+    const task = await createTask({ workspaceId: id, prompt: 'cat /code/kept.txt' });
+    expect(streamText(await streamTask(task.id))).toContain('kept');
+  });
+
+  it('is deleted with every object made for it: Pod, disk, Service, NetworkPolicy, token Secret', async () => {
+    const d = deployment();
+    const res = await api(`/v1/agent-computers/${id}`, { method: 'DELETE' });
+    expect([200, 202, 204]).toContain(res.status);
+    await eventually(
+      'every object of the workspace gone',
+      async () => {
+        const left = await objectNames(
+          'pod,pvc,service,networkpolicy,secret',
+          d.orgNamespace,
+          selectorOf(id),
+        );
+        return left.length === 0 ? true : undefined;
+      },
+      120_000,
+    );
+    expect((await api(`/v1/agent-computers/${id}`)).status).toBe(404);
+  });
+});
