@@ -31,14 +31,6 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 FROM node:${NODE_VERSION}-bookworm-slim
-ARG INSTALL_CLAUDE_CODE=false
-ARG CLAUDE_CODE_VERSION=2.1.330
-ARG INSTALL_CODEX=false
-ARG CODEX_VERSION=0.169.0
-ARG INSTALL_GEMINI=false
-ARG GEMINI_CLI_VERSION=0.61.0
-ARG INSTALL_OPENCODE=false
-ARG OPENCODE_VERSION=1.18.33
 ENV NODE_ENV=production
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 # What agents expect of a workstation: git (the runner clones githubUrl), bash (the shell
@@ -48,11 +40,22 @@ SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 RUN apt-get update \
  && apt-get install -y --no-install-recommends bash ca-certificates curl git jq less openssh-client procps ripgrep unzip \
  && rm -rf /var/lib/apt/lists/*
-# The agent CLIs, each its own layer so a rebuild with another choice reuses the others.
-RUN if [[ "${INSTALL_CLAUDE_CODE}" == "true" ]]; then npm install -g --no-audit --no-fund "@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}" && npm cache clean --force; fi
-RUN if [[ "${INSTALL_CODEX}" == "true" ]]; then npm install -g --no-audit --no-fund "@openai/codex@${CODEX_VERSION}" && npm cache clean --force; fi
-RUN if [[ "${INSTALL_GEMINI}" == "true" ]]; then npm install -g --no-audit --no-fund "@google/gemini-cli@${GEMINI_CLI_VERSION}" && npm cache clean --force; fi
-RUN if [[ "${INSTALL_OPENCODE}" == "true" ]]; then npm install -g --no-audit --no-fund "opencode-ai@${OPENCODE_VERSION}" && npm cache clean --force; fi
+# The agent CLIs, each its own layer. Each layer's build arguments are declared just before it, so
+# changing one choice keeps the layers above it. The script fails the build, naming the CLI, when
+# an asked-for install fails.
+COPY images/install-agent-clis.sh /usr/local/bin/install-agent-clis
+ARG INSTALL_CLAUDE_CODE=false
+ARG CLAUDE_CODE_VERSION=2.1.330
+RUN install-agent-clis claude-code
+ARG INSTALL_CODEX=false
+ARG CODEX_VERSION=0.169.0
+RUN install-agent-clis codex
+ARG INSTALL_GEMINI=false
+ARG GEMINI_CLI_VERSION=0.61.0
+RUN install-agent-clis gemini
+ARG INSTALL_OPENCODE=false
+ARG OPENCODE_VERSION=1.18.33
+RUN install-agent-clis opencode
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
