@@ -121,46 +121,13 @@ RESULTS=()
 add_result() { RESULTS+=("$1=$2"); }
 
 # ---- the base image ------------------------------------------------------------
-# debian_sources: one "deb URI SUITE main" line for the suite, its -updates and -security, read
-# from apt's sources (one-line and deb822 formats) so no mirror host is written down here.
+# debian_sources: mmdebstrap's mirror arguments: $DEBIAN_MIRROR, else apt's own sources.
 debian_sources() {
   if [[ -n "${DEBIAN_MIRROR:-}" ]]; then
     printf 'deb %s %s main\n' "$DEBIAN_MIRROR" "$DEBIAN_SUITE"
-    return
+  else
+    "$ROOT/images/debian-sources.sh" "$DEBIAN_SUITE"
   fi
-  local files=() f
-  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-    [[ -f "$f" ]] && files+=("$f")
-  done
-  [[ ${#files[@]} -gt 0 ]] || return 0
-  awk -v suite="$DEBIAN_SUITE" '
-    function emit(uri, s) {
-      if ((s == suite || s == suite "-updates" || s == suite "-security") && !seen[s]++)
-        print "deb " uri " " s " main"
-    }
-    function flush(   i, j, nu, ns, u, s) {
-      if (types ~ /(^| )deb( |$)/) {
-        nu = split(uris, u, " "); ns = split(suites, s, " ")
-        for (i = 1; i <= nu; i++) for (j = 1; j <= ns; j++) emit(u[i], s[j])
-      }
-      types = uris = suites = ""
-    }
-    FNR == 1 { flush() }
-    /^[ \t]*#/ { next }
-    FILENAME ~ /\.sources$/ {
-      if ($0 ~ /^[ \t]*$/) { flush(); next }
-      if (tolower($1) == "types:")  { $1 = ""; types = $0 }
-      if (tolower($1) == "uris:")   { $1 = ""; uris = $0 }
-      if (tolower($1) == "suites:") { $1 = ""; suites = $0 }
-      next
-    }
-    $1 == "deb" {
-      i = 2
-      if ($i ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
-      emit($i, $(i + 1))
-    }
-    END { flush() }
-  ' "${files[@]}"
 }
 
 # npm_pack <dir> <package@version> <integrity>: the package tarball, checked against the pin.

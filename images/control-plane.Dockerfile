@@ -10,6 +10,8 @@
 ARG NODE_VERSION=24
 
 # ---- build: compile the TypeScript with the dev dependencies ------------------------------------
+# The build and deps stages are the same in all three images/*.Dockerfile (a unit test keeps them
+# so): a layer cache then compiles and installs once for all three images.
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
@@ -26,6 +28,7 @@ COPY runner ./runner
 RUN npm run build
 
 # ---- deps: production dependencies only ----------------------------------------------------------
+# DuckDB's native binding arrives as the optional dependency for this platform (glibc x64 or arm64).
 FROM node:${NODE_VERSION}-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -11,9 +11,13 @@
 # their disk image.
 ARG NODE_VERSION=24
 
+# ---- build: compile the TypeScript with the dev dependencies ------------------------------------
+# The build and deps stages are the same in all three images/*.Dockerfile (a unit test keeps them
+# so): a layer cache then compiles and installs once for all three images.
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
+# No dependency of Agentry needs an install script; skipping them keeps the build reproducible.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY api ./api
@@ -25,11 +29,14 @@ COPY platform ./platform
 COPY runner ./runner
 RUN npm run build
 
+# ---- deps: production dependencies only ----------------------------------------------------------
+# DuckDB's native binding arrives as the optional dependency for this platform (glibc x64 or arm64).
 FROM node:${NODE_VERSION}-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
+# ---- runtime ---------------------------------------------------------------------------------------
 FROM node:${NODE_VERSION}-bookworm-slim
 ENV NODE_ENV=production
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
