@@ -244,7 +244,7 @@ build_image() { # build_image <name> <repository> <result key> <build args...>
     [[ -f "$HOST_CA_BUNDLE" ]] && bud_args+=(--volume "$HOST_CA_BUNDLE:$HOST_CA_BUNDLE:ro"
       --volume "$npmrc:/usr/local/etc/npmrc:ro")
     timed "$name: buildah bud" buildah bud --format docker --pull=never --layers \
-      --network host "${bud_args[@]}" -f "$ROOT/$dockerfile" -t "$tag" "$ROOT" >&2
+      --force-rm --network host "${bud_args[@]}" -f "$ROOT/$dockerfile" -t "$tag" "$ROOT" >&2
   fi
   add_result "$result" "$tag"
   ensure_archive "$tag" "${repo#localhost/}-${key:0:12}"
