@@ -1,0 +1,45 @@
+// images/build.sh refuses bad arguments with a clear message before it builds or caches anything
+// (building itself needs root, buildah and minutes: it is measured by hand, see docs/install.md).
+import { describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { access, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const SCRIPT = resolve('images/build.sh');
+
+async function buildImages(args: string[]): Promise<{ code: number | null; stderr: string; cache: string }> {
+  const cache = join(await mkdtemp(join(tmpdir(), 'agentry-images-args-')), 'cache');
+  const child = spawn(SCRIPT, args, {
+    env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), AGENTRY_IMAGES_CACHE: cache },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const code = await new Promise<number | null>((done) => child.once('close', done));
+  return { code, stderr, cache };
+}
+
+const exists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+describe('images/build.sh arguments', () => {
+  it('refuses an unknown image name in --only and creates no cache', async () => {
+    const outcome = await buildImages(['--only', 'control-plane,operator']);
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderr).toContain('unknown image in --only: operator');
+    expect(await exists(outcome.cache)).toBe(false);
+  });
+
+  it('refuses a runner build argument that is not NAME=VALUE and creates no cache', async () => {
+    const outcome = await buildImages(['--runner-arg', 'INSTALL_CODEX']);
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderr).toContain('--runner-arg must be NAME=VALUE: INSTALL_CODEX');
+    expect(await exists(outcome.cache)).toBe(false);
+  });
+});
