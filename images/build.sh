@@ -31,6 +31,9 @@
 # three most recently used per image are kept). Images live in buildah's storage. Concurrent runs
 # are serialized with flock on the cache.
 #
+# Environment: AGENTRY_IMAGES_CACHE (above); DEBIAN_MIRROR (a Debian mirror URL instead of apt's
+# sources); HOST_CA_BUNDLE (default /etc/ssl/certs/ca-certificates.crt); BUILDAH_RUNTIME (default
+# /usr/sbin/runc).
 # Needs (root): buildah, runc, mmdebstrap, npm, flock, sha256sum, openssl.
 set -euo pipefail
 shopt -s inherit_errexit
