@@ -95,6 +95,8 @@ async function startEmbeddedOperator(
     lakeEnv: { AGENTRY_LAKE_CONNECTORS: [...embeddedLakeConnectors(config)].join(',') },
     logger: logger.child({ component: 'process-runtime' }),
     env: { AGENTRY_LOG_LEVEL: config.AGENTRY_LOG_LEVEL },
+    isolation: config.AGENTRY_PROCESS_ISOLATION,
+    readOnlyPaths: config.AGENTRY_PROCESS_READ_ONLY_PATHS,
     onChange: (namespace, name, program) => {
       notify(namespace, name, program);
     },

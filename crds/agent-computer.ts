@@ -32,7 +32,8 @@ export type AgentComputerSpec = z.infer<typeof AgentComputerSpecSchema>;
 
 /**
  * Condition types of an AgentComputer, each stamped with observedGeneration.
- * - Provisioned: the VM, pod or process exists. Reasons: Provisioning, Provisioned, ProvisionFailed.
+ * - Provisioned: the VM, pod or process exists. Reasons: Provisioning, Provisioned, ProvisionFailed,
+ *   IsolationUnavailable (process runtime: bubblewrap cannot run; the message says what to install).
  * - Ready: the runner answers its health check. Reasons: Starting, RunnerReady, Hibernated, Failed.
  * - Hibernated: stopped on purpose, disk kept. Reasons: Running, IdleTimeout, Requested.
  */

@@ -82,7 +82,8 @@ export type DatasetStatus = z.infer<typeof DatasetStatusSchema>;
 
 /**
  * Condition types of a ContextLake.
- * - Provisioned: the lake server's VM, pod or process exists. Reasons: Provisioning, Provisioned, ProvisionFailed.
+ * - Provisioned: the lake server's VM, pod or process exists. Reasons: Provisioning, Provisioned, ProvisionFailed,
+ *   IsolationUnavailable (process runtime: bubblewrap cannot run; the message says what to install).
  * - Ready: the lake server answers and has loaded its config. Reasons: Starting, Loaded, Paused, Failed.
  * - NotificationsReady: the organization's SQS queue exists. Reasons: QueueReady, QueueFailed.
  */

@@ -128,6 +128,23 @@ export const ConfigSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]{0,40}$/)
     .default('agentry-lake-'),
+  /**
+   * `agentry serve`: how workspace runners and lake servers (the `process` runtime) are confined.
+   * `bubblewrap` (default): each sees only its own directory and read-only system files, and the
+   * runtime refuses to start one where bwrap cannot run. `none`: unconfined, single-tenant only.
+   */
+  AGENTRY_PROCESS_ISOLATION: z.enum(['bubblewrap', 'none']).default('bubblewrap'),
+  /** `agentry serve`: extra directories confined processes may read (agent CLIs under /opt...), comma separated absolute paths. */
+  AGENTRY_PROCESS_READ_ONLY_PATHS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((path) => path.trim())
+        .filter((path) => path !== ''),
+    )
+    .pipe(z.array(z.string().startsWith('/', 'must be absolute paths'))),
   /** Operator: /metrics, /healthz and /readyz listen here. */
   AGENTRY_METRICS_PORT: port.default(8081),
   /** Operator: only the holder of the Lease reconciles; turn off only with a single replica. */
@@ -137,6 +154,7 @@ export const ConfigSchema = z.object({
     .transform((value) => value === 'true'),
 });
 export type Config = z.infer<typeof ConfigSchema>;
+export type ProcessIsolation = Config['AGENTRY_PROCESS_ISOLATION'];
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

@@ -22,7 +22,7 @@ function provisionedCondition(obs: WorkloadObservation): ConditionInput {
     return {
       type: AgentComputerConditions.Provisioned,
       status: 'False',
-      reason: 'ProvisionFailed',
+      reason: obs.provisionErrorReason ?? 'ProvisionFailed',
       message: obs.provisionError,
     };
   }

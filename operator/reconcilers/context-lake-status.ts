@@ -96,7 +96,12 @@ function provisionedCondition(pass: LakePass): ConditionInput {
     return { type, status: 'False', reason: 'NotProvisioned', message: 'the lake has never been started' };
   const obs = pass.workload;
   if (obs?.provisionError !== undefined)
-    return { type, status: 'False', reason: 'ProvisionFailed', message: obs.provisionError };
+    return {
+      type,
+      status: 'False',
+      reason: obs.provisionErrorReason ?? 'ProvisionFailed',
+      message: obs.provisionError,
+    };
   if (obs === undefined)
     return { type, status: 'False', reason: 'Provisioning', message: pass.failure ?? 'not observed yet' };
   return {

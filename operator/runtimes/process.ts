@@ -1,9 +1,12 @@
 import { mkdir, rm } from 'node:fs/promises';
 import type { Logger } from '../../platform/log.js';
+import type { ProcessIsolation } from '../../platform/config.js';
+import { WorkloadConfinement } from './process/confinement.js';
 import type { RunnerCommand } from './process/child.js';
 import { RunnerSupervisor } from './process/supervisor.js';
 import type { SupervisorSettings } from './process/supervisor.js';
 import { workloadPaths } from './process/workspace.js';
+import type { WorkspacePaths } from './process/workspace.js';
 import { workloadProgram } from './types.js';
 import type {
   WorkloadContext,
@@ -42,6 +45,15 @@ export interface ProcessRuntimeOptions {
   livenessIntervalMs?: number;
   /** Extra environment for runners (AGENTRY_LOG_LEVEL...); the runner's own variables win. */
   env?: Record<string, string>;
+  /**
+   * `bubblewrap` (default): each runner and lake server sees only its own directory and read-only
+   * system files, and none starts where bwrap cannot run; `none`: unconfined (single-tenant).
+   */
+  isolation?: ProcessIsolation;
+  /** Directories every confined program may read besides the system ones and the agentry code. */
+  readOnlyPaths?: readonly string[];
+  /** Directories one namespace's confined lake server may read (its `file://` datasets). */
+  lakeReadOnlyPaths?: (namespace: string) => readonly string[];
 }
 
 /** Variables runners inherit from the operator; never its credentials (KUBECONFIG, API keys, AWS). */
@@ -72,6 +84,7 @@ export class ProcessRuntime implements WorkloadRuntime {
   private readonly supervisors = new Map<string, RunnerSupervisor>();
   private readonly logger: Logger;
   private readonly settings: Omit<SupervisorSettings, 'program' | 'runnerCommand'>;
+  private readonly confinement: WorkloadConfinement;
   private closed = false;
 
   constructor(private readonly options: ProcessRuntimeOptions) {
@@ -89,6 +102,13 @@ export class ProcessRuntime implements WorkloadRuntime {
       healthTimeoutMs: options.healthTimeoutMs ?? 2000,
       livenessIntervalMs: options.livenessIntervalMs ?? 1000,
     };
+    this.confinement = new WorkloadConfinement({
+      isolation: options.isolation ?? 'bubblewrap',
+      dataDir: options.dataDir,
+      readOnlyPaths: options.readOnlyPaths ?? [],
+      lakeReadOnlyPaths: options.lakeReadOnlyPaths ?? (() => []),
+      logger: this.logger,
+    });
   }
 
   async apply(
@@ -101,8 +121,8 @@ export class ProcessRuntime implements WorkloadRuntime {
       throw new Error('the process runtime has no lake command: it cannot run context lakes');
     // A lake's name is fixed per namespace, so its sandbox names the program too.
     const sandboxId = `process-${object.metadata.name}${program.name === 'runner' ? '' : `-${program.name}`}`;
-    return this.withSupervisor(object, async (supervisor, code) => {
-      await mkdir(code, { recursive: true });
+    return this.withSupervisor(object, async (supervisor, paths) => {
+      await mkdir(paths.code, { recursive: true });
       if (object.spec.operatingMode === 'Hibernated') {
         await supervisor.stop();
         return {
@@ -114,6 +134,9 @@ export class ProcessRuntime implements WorkloadRuntime {
           message: `${program.noun} stopped; working directory kept`,
         };
       }
+      const refusal = await this.confinement.refusal();
+      if (refusal !== undefined) return { sandboxId, ...refusal };
+      await this.confinement.prepare(paths, program);
       await supervisor.ensureRunning(object.spec.restartedAt, context.token);
       return { provisioned: true, sandboxId, ...(await supervisor.observe(context.token, signal)) };
     });
@@ -121,9 +144,9 @@ export class ProcessRuntime implements WorkloadRuntime {
 
   /** Stops the process and deletes the workload's directory. */
   async remove(object: WorkloadObject): Promise<void> {
-    await this.withSupervisor(object, async (supervisor, _code, root, key) => {
+    await this.withSupervisor(object, async (supervisor, paths, key) => {
       await supervisor.stop();
-      await rm(root, { recursive: true, force: true });
+      await rm(paths.root, { recursive: true, force: true });
       supervisor.removed = true;
       this.supervisors.delete(key);
       this.logger.info({ workload: key }, 'workload directory removed');
@@ -143,20 +166,21 @@ export class ProcessRuntime implements WorkloadRuntime {
    * The supervisor settings of a program: its command, and for the lake its own environment.
    * Without a lake command apply() refuses lakes; remove() still stops and deletes what exists.
    */
-  private settingsOf(program: WorkloadProgram): SupervisorSettings {
+  private settingsOf(program: WorkloadProgram, paths: WorkspacePaths, namespace: string): SupervisorSettings {
+    const confined = (command: RunnerCommand) => this.confinement.command(command, paths, program, namespace);
     if (program.name === 'runner')
-      return { ...this.settings, program, runnerCommand: this.options.runnerCommand };
+      return { ...this.settings, program, runnerCommand: confined(this.options.runnerCommand) };
     return {
       ...this.settings,
       program,
-      runnerCommand: this.options.lakeCommand ?? { command: 'agentry', args: ['lake'] },
+      runnerCommand: confined(this.options.lakeCommand ?? { command: 'agentry', args: ['lake'] }),
       env: { ...this.settings.env, ...this.options.lakeEnv },
     };
   }
 
   private async withSupervisor<T>(
     object: WorkloadObject,
-    work: (supervisor: RunnerSupervisor, code: string, root: string, key: string) => Promise<T>,
+    work: (supervisor: RunnerSupervisor, paths: WorkspacePaths, key: string) => Promise<T>,
   ): Promise<T> {
     if (this.closed) throw new Error('the process runtime is closed');
     const program = workloadProgram(object);
@@ -168,7 +192,7 @@ export class ProcessRuntime implements WorkloadRuntime {
       let supervisor = this.supervisors.get(key);
       if (supervisor === undefined) {
         const logger = this.logger.child({ workload: key });
-        supervisor = new RunnerSupervisor(paths, this.settingsOf(program), logger, () => {
+        supervisor = new RunnerSupervisor(paths, this.settingsOf(program, paths, namespace), logger, () => {
           this.options.onChange?.(namespace, name, program.name);
         });
         this.supervisors.set(key, supervisor);
@@ -176,9 +200,7 @@ export class ProcessRuntime implements WorkloadRuntime {
       const current = supervisor;
       // A remove() that ran while this call waited made the supervisor obsolete: use a new one.
       const result = await current.run(async () =>
-        current.removed
-          ? { obsolete: true as const }
-          : { value: await work(current, paths.code, paths.root, key) },
+        current.removed ? { obsolete: true as const } : { value: await work(current, paths, key) },
       );
       if (!('obsolete' in result)) return result.value;
     }

@@ -15,10 +15,19 @@ export interface WorkloadObservation {
   endpoint?: string | undefined;
   /** Set when the workload cannot start without a change (ErrImagePull, unschedulable...). */
   provisionError?: string | undefined;
+  /** The Provisioned condition's reason with `provisionError` when more precise than `ProvisionFailed`. */
+  provisionErrorReason?: ProvisionFailureReason | undefined;
   /** A CamelCase reason and a sentence for the conditions and Kubernetes Events. */
   reason: string;
   message: string;
 }
+
+/** Reasons of the Provisioned condition that say more than `ProvisionFailed`. */
+export const ProvisionFailureReasons = {
+  /** The process runtime confines workloads with bubblewrap, which cannot run here; the message says what to install. */
+  IsolationUnavailable: 'IsolationUnavailable',
+} as const;
+export type ProvisionFailureReason = (typeof ProvisionFailureReasons)[keyof typeof ProvisionFailureReasons];
 
 /** What the reconciler hands a runtime besides the resource. */
 export interface WorkloadContext {
