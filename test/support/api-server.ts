@@ -29,6 +29,8 @@ export const CONTROL_NAMESPACE = 'agentry-system';
 
 export interface TestApi {
   url: string;
+  /** The temporary directory holding the store (unless one was given) and the object store's files. */
+  dir: string;
   store: ResourceStore;
   readModel: ReadModel;
   /** The installation key the server derives runner and share tokens from. */
@@ -155,6 +157,7 @@ export async function startTestApi(
 
   return {
     url,
+    dir,
     store,
     readModel,
     installationKey,

@@ -9,6 +9,7 @@ import type { OperatorOptions, RunningOperator } from '../../operator/operator.j
 import { ProcessRuntime } from '../../operator/runtimes/process.js';
 import { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import { ensureInstallationKey } from '../../platform/installation-key.js';
+import type { ProcessIsolation } from '../../platform/config.js';
 import type { SqsNotificationQueues } from '../../platform/lake-notifications/queues.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
@@ -35,6 +36,12 @@ export async function startEmbeddedStack(
     contextLakes?: OperatorOptions['contextLakes'] & { connectors?: string };
     /** S3 bucket notifications through SQS (moto in the cluster project): the API answers queues, the operator polls them. */
     lakeNotificationQueues?: SqsNotificationQueues;
+    /** How runners and lake servers are confined (default bubblewrap, as `agentry serve`). */
+    isolation?: ProcessIsolation;
+    /** Extra read-only directories of confined runners (a repository to clone...). */
+    readOnlyPaths?: string[];
+    /** Directories confined lake servers may read (their `file://` datasets), given the stack's directory. */
+    lakeReadOnlyPaths?: (dir: string) => string[];
   } = {},
 ): Promise<EmbeddedStack> {
   const dir = await mkdtemp(join(tmpdir(), options.prefix ?? 'agentry-stack-'));
@@ -48,6 +55,9 @@ export async function startEmbeddedStack(
     lakeEnv: { AGENTRY_LAKE_CONNECTORS: options.contextLakes?.connectors ?? 's3,https,file' },
     logger,
     stopGraceMs: 3_000,
+    isolation: options.isolation ?? 'bubblewrap',
+    readOnlyPaths: options.readOnlyPaths ?? [],
+    lakeReadOnlyPaths: () => options.lakeReadOnlyPaths?.(dir) ?? [],
     onChange: (ns, name, program) => {
       notify(ns, name, program);
     },

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { open, rename } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, open, rename } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
 import { errnoOf } from '../../../platform/errno.js';
 import type { WorkspacePaths } from './workspace.js';
@@ -9,6 +11,21 @@ import type { WorkspacePaths } from './workspace.js';
 export interface RunnerCommand {
   command: string;
   args: string[];
+  /**
+   * When `command` wraps the program (a sandbox), the program itself: checked before spawning, so
+   * that a missing one is a provision error as it is unwrapped, not a crash inside the wrapper.
+   */
+  wrapped?: string | undefined;
+}
+
+/** Fails as spawn would if the wrapped program cannot be executed (a name looked up on PATH is left to the wrapper). */
+async function checkWrapped(command: RunnerCommand): Promise<void> {
+  if (command.wrapped === undefined || !isAbsolute(command.wrapped)) return;
+  try {
+    await access(command.wrapped, constants.X_OK);
+  } catch (err) {
+    throw new Error(`cannot start the runner command "${command.wrapped}"`, { cause: err });
+  }
 }
 
 /** The line `agentry runner` (cli/runner.ts) or `agentry lake` prints once it listens. */
@@ -39,6 +56,7 @@ export async function spawnRunner(options: {
   env: Record<string, string>;
   onExit: (code: number | null, signal: NodeJS.Signals | null) => void;
 }): Promise<ChildProcess & { pid: number }> {
+  await checkWrapped(options.command);
   const log = await rotateLog(options.paths);
   let child: ChildProcess;
   let started: Promise<void>;

@@ -54,10 +54,14 @@ export function sandboxBaseArgs(): string[] {
 /** bwrap's arguments up to `--`: namespaces, then mounts in order (later ones cover earlier ones). */
 export function bubblewrapArgs(plan: SandboxPlan): string[] {
   const args = sandboxBaseArgs();
-  for (const path of plan.readOnly) args.push('--ro-bind', path, path);
+  // A readable path inside a hidden one (a dataset directory in the data directory) goes on top of the hiding.
+  const insideHidden = (path: string) => plan.hidden.some((hidden) => isWithin(path, hidden));
+  const readOnly = (paths: string[]) => paths.flatMap((path) => ['--ro-bind', path, path]);
+  args.push(...readOnly(plan.readOnly.filter((path) => !insideHidden(path))));
   for (const path of plan.hidden) {
     if (plan.readOnly.some((readable) => isWithin(path, readable))) args.push('--tmpfs', path);
   }
+  args.push(...readOnly(plan.readOnly.filter(insideHidden)));
   for (const path of [...plan.writable, plan.home, plan.tmp]) args.push('--bind', path, path);
   args.push('--setenv', 'HOME', plan.home, '--setenv', 'TMPDIR', plan.tmp, '--chdir', plan.workdir);
   return args;
@@ -74,10 +78,9 @@ export function workloadSandboxPlan(options: {
   readOnly: readonly string[];
 }): SandboxPlan {
   const { paths } = options;
-  const readOnly = options.readOnly.filter((path) => !isWithin(path, options.dataDir));
   return {
     writable: options.program === 'runner' ? [paths.code, paths.state] : [paths.code],
-    readOnly,
+    readOnly: [...options.readOnly],
     hidden: [options.dataDir],
     home: join(paths.root, 'home'),
     tmp: join(paths.root, 'tmp'),
@@ -94,6 +97,7 @@ export function workloadSandboxPlan(options: {
  */
 export function confinedCommand(command: RunnerCommand, plan: SandboxPlan): RunnerCommand {
   return {
+    wrapped: command.command,
     command: '/bin/sh',
     args: [
       '-c',
