@@ -12,6 +12,7 @@ import { call } from '../support/api-server.js';
 import type { TestApi } from '../support/api-server.js';
 import { startEmbeddedStack } from '../support/embedded-stack.js';
 import type { EmbeddedStack } from '../support/embedded-stack.js';
+import { hostPidOf } from '../support/host-pids.js';
 import { readTaskStream } from '../support/sse.js';
 
 const NAMESPACE = 'agentry-org-acme';
@@ -163,7 +164,10 @@ describe('cancel', () => {
     const pids = await until('the prompt to start its processes', async () => {
       const shell = await readFile(join(code, 'shell.pid'), 'utf8').catch(() => '');
       const child = await readFile(join(code, 'sleep.pid'), 'utf8').catch(() => '');
-      return shell.trim() !== '' && child.trim() !== '' ? [Number(shell), Number(child)] : undefined;
+      if (shell.trim() === '' || child.trim() === '') return undefined;
+      // The workspace has its own PID namespace: its pids are not the host's.
+      const host = await Promise.all([hostPidOf(Number(shell), code), hostPidOf(Number(child), code)]);
+      return host.every((pid) => pid !== undefined) ? host : undefined;
     });
     const res = await call(api, `/v1/tasks/${task.id}/cancel`, { key, method: 'POST' });
     expect(res.status).toBe(200);
