@@ -50,6 +50,8 @@ export interface ProcessRuntimeOptions {
    * system files, and none starts where bwrap cannot run; `none`: unconfined (single-tenant).
    */
   isolation?: ProcessIsolation;
+  /** The bwrap program (default `bwrap` on PATH). */
+  bubblewrap?: string;
   /** Directories every confined program may read besides the system ones and the agentry code. */
   readOnlyPaths?: readonly string[];
   /** Directories one namespace's confined lake server may read (its `file://` datasets). */
@@ -104,6 +106,7 @@ export class ProcessRuntime implements WorkloadRuntime {
     };
     this.confinement = new WorkloadConfinement({
       isolation: options.isolation ?? 'bubblewrap',
+      bubblewrap: options.bubblewrap ?? 'bwrap',
       dataDir: options.dataDir,
       readOnlyPaths: options.readOnlyPaths ?? [],
       lakeReadOnlyPaths: options.lakeReadOnlyPaths ?? (() => []),

@@ -86,6 +86,20 @@ describe('computeAgentComputerStatus', () => {
       { Provisioned: 'False/ProvisionFailed', Ready: 'False/Failed' },
     ],
     [
+      9,
+      ac('Running'),
+      obs({
+        provisioned: false,
+        running: false,
+        ready: false,
+        provisionError: 'install bubblewrap',
+        provisionErrorReason: 'IsolationUnavailable',
+      }),
+      undefined,
+      'error',
+      { Provisioned: 'False/IsolationUnavailable', Ready: 'False/Failed' },
+    ],
+    [
       8,
       ac('Running'),
       undefined,

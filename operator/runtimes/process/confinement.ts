@@ -14,6 +14,8 @@ import type { WorkspacePaths } from './workspace.js';
 
 export interface ConfinementOptions {
   isolation: ProcessIsolation;
+  /** The bwrap program: a name looked up on PATH, or a path. */
+  bubblewrap: string;
   dataDir: string;
   /** Read-only for every confined program besides the system directories and the agentry code. */
   readOnlyPaths: readonly string[];
@@ -45,7 +47,7 @@ export class WorkloadConfinement {
    */
   async refusal(): Promise<WorkloadObservation | undefined> {
     if (this.options.isolation === 'none') return undefined;
-    this.available ??= probeBubblewrap();
+    this.available ??= probeBubblewrap(this.options.bubblewrap);
     const probe = await this.available;
     if (probe.ok) return undefined;
     this.available = undefined;
@@ -78,7 +80,7 @@ export class WorkloadConfinement {
     namespace: string,
   ): RunnerCommand {
     if (this.options.isolation === 'none') return command;
-    return confinedCommand(command, this.planOf(paths, program, namespace));
+    return confinedCommand(command, this.planOf(paths, program, namespace), this.options.bubblewrap);
   }
 
   private get dataDir(): string {

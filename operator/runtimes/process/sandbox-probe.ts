@@ -15,10 +15,10 @@ export type SandboxProbe = { ok: true } | { ok: false; problem: string };
  * a missing bwrap, user namespaces turned off or refused by the host (AppArmor, seccomp) all show
  * here, before any workload is started. `problem` is for the log; it may name host paths.
  */
-export async function probeBubblewrap(timeoutMs = 10_000): Promise<SandboxProbe> {
+export async function probeBubblewrap(bubblewrap: string, timeoutMs = 10_000): Promise<SandboxProbe> {
   return new Promise((resolve) => {
     let stderr = '';
-    const child = spawn('bwrap', [...sandboxBaseArgs(), '--', 'true'], {
+    const child = spawn(bubblewrap, [...sandboxBaseArgs(), '--', 'true'], {
       stdio: ['ignore', 'ignore', 'pipe'],
       timeout: timeoutMs,
     });

@@ -95,14 +95,18 @@ export function workloadSandboxPlan(options: {
  * SIGTERM; node resets it) stay until it has exited; SIGKILL to the shell alone takes the whole
  * sandbox with it (`--die-with-parent`). The environment passes through bwrap unchanged.
  */
-export function confinedCommand(command: RunnerCommand, plan: SandboxPlan): RunnerCommand {
+export function confinedCommand(
+  command: RunnerCommand,
+  plan: SandboxPlan,
+  bubblewrap: string,
+): RunnerCommand {
   return {
     wrapped: command.command,
     command: '/bin/sh',
     args: [
       '-c',
       'trap "" TERM; "$0" "$@"; exit $?',
-      'bwrap',
+      bubblewrap,
       ...bubblewrapArgs(plan),
       '--',
       command.command,
