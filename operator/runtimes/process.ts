@@ -70,6 +70,17 @@ function inheritedEnv(): Record<string, string> {
   return env;
 }
 
+/** The runtime's confinement, bubblewrap unless the options turn it off. */
+const confinementOf = (options: ProcessRuntimeOptions, logger: Logger): WorkloadConfinement =>
+  new WorkloadConfinement({
+    isolation: options.isolation ?? 'bubblewrap',
+    bubblewrap: options.bubblewrap ?? 'bwrap',
+    dataDir: options.dataDir,
+    readOnlyPaths: options.readOnlyPaths ?? [],
+    lakeReadOnlyPaths: options.lakeReadOnlyPaths ?? (() => []),
+    logger,
+  });
+
 /**
  * The `process` runtime (DESIGN.md §3, the embedded default): each agent computer's runner is a
  * child process of the operator working in `<dataDir>/workspaces/<namespace>/<name>/code`, each
@@ -104,14 +115,7 @@ export class ProcessRuntime implements WorkloadRuntime {
       healthTimeoutMs: options.healthTimeoutMs ?? 2000,
       livenessIntervalMs: options.livenessIntervalMs ?? 1000,
     };
-    this.confinement = new WorkloadConfinement({
-      isolation: options.isolation ?? 'bubblewrap',
-      bubblewrap: options.bubblewrap ?? 'bwrap',
-      dataDir: options.dataDir,
-      readOnlyPaths: options.readOnlyPaths ?? [],
-      lakeReadOnlyPaths: options.lakeReadOnlyPaths ?? (() => []),
-      logger: this.logger,
-    });
+    this.confinement = confinementOf(options, this.logger);
   }
 
   async apply(
