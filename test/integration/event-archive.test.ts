@@ -14,6 +14,7 @@ import type { TestApi } from '../support/api-server.js';
 import { startEmbeddedStack } from '../support/embedded-stack.js';
 import type { EmbeddedStack } from '../support/embedded-stack.js';
 import { readTaskStream } from '../support/sse.js';
+import { until } from '../support/until.js';
 import type { StreamRead } from '../support/sse.js';
 
 const NAMESPACE = 'agentry-org-acme';
@@ -38,16 +39,6 @@ const streamOf = (options: { lastEventId?: number; promptId?: string } = {}): Pr
 
 const withoutSseId = (events: StreamRead['events']): TaskEvent[] =>
   events.map(({ sseId: _id, ...event }) => event);
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 async function archivedBytes(promptId: string): Promise<string | undefined> {
   const got = await api.objectStore.get(promptEventsKey(NAMESPACE, taskId, promptId));

@@ -5,7 +5,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { RunnerRecordSchema, workspacePaths } from '../../operator/runtimes/process/workspace.js';
 import { call } from '../support/api-server.js';
 import type { TestApi } from '../support/api-server.js';
@@ -14,6 +13,7 @@ import type { EmbeddedStack } from '../support/embedded-stack.js';
 import { hostPidOf } from '../support/host-pids.js';
 import { processGone } from '../support/runner-client.js';
 import { readTaskStream } from '../support/sse.js';
+import { until } from '../support/until.js';
 
 const ISOLATION = process.env.AGENTRY_PROCESS_ISOLATION === 'none' ? 'none' : 'bubblewrap';
 const ALPHA = 'agentry-org-alpha';
@@ -30,16 +30,6 @@ interface Outcome {
   status: string | undefined;
   output: string;
   workspaceId: string;
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
 }
 
 async function createTask(key: string, prompt: string, workspaceId?: string) {

@@ -3,7 +3,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskRecordSchema } from '../../api/presenters/task.js';
 import type { TaskRecord } from '../../api/presenters/task.js';
 import { AgentComputerType } from '../../crds/index.js';
@@ -14,6 +13,7 @@ import { startEmbeddedStack } from '../support/embedded-stack.js';
 import type { EmbeddedStack } from '../support/embedded-stack.js';
 import { hostPidOf } from '../support/host-pids.js';
 import { readTaskStream } from '../support/sse.js';
+import { until } from '../support/until.js';
 
 const NAMESPACE = 'agentry-org-acme';
 let stack: EmbeddedStack;
@@ -60,16 +60,6 @@ async function sendPrompt(id: string, prompt: string): Promise<string> {
 
 const streamOf = (id: string, options: { lastEventId?: number; stopAfter?: number } = {}) =>
   readTaskStream(`${api.url}/v1/tasks/${id}/events`, { key, timeoutMs: 90_000, ...options });
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 const codeDir = (workspaceId: string): string => workspacePaths(dir, NAMESPACE, workspaceId).code;
 
