@@ -32,6 +32,8 @@ export interface ConfinementOptions {
 export class WorkloadConfinement {
   private available: Promise<SandboxProbe> | undefined;
   private code: string[] | undefined;
+  /** The last probe failure logged: each reconcile asks again, the log says it once. */
+  private loggedProblem: string | undefined;
 
   constructor(private readonly options: ConfinementOptions) {
     if (options.isolation === 'none')
@@ -51,7 +53,9 @@ export class WorkloadConfinement {
     const probe = await this.available;
     if (probe.ok) return undefined;
     this.available = undefined;
-    this.options.logger.error({ problem: probe.problem }, 'bubblewrap cannot run: no workload is started');
+    if (probe.problem !== this.loggedProblem)
+      this.options.logger.error({ problem: probe.problem }, 'bubblewrap cannot run: no workload is started');
+    this.loggedProblem = probe.problem;
     const reason = ProvisionFailureReasons.IsolationUnavailable;
     const message = ISOLATION_UNAVAILABLE_MESSAGE;
     return {
