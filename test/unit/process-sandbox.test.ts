@@ -34,6 +34,19 @@ describe('bubblewrapArgs', () => {
     ]);
   });
 
+  it('regression: a data directory that is itself an entry of the checkout is hidden, not bound read-only', () => {
+    const plan = workloadSandboxPlan({
+      paths,
+      program: 'runner',
+      dataDir: '/srv/agentry/data',
+      readOnly: ['/srv/agentry/api', '/srv/agentry/data', '/srv'],
+    });
+    const order = mounts(bubblewrapArgs(plan)).filter(
+      (m) => m.endsWith('/srv/agentry/data') || m.endsWith('/srv'),
+    );
+    expect(order).toEqual(['--ro-bind /srv', '--tmpfs /srv/agentry/data']);
+  });
+
   it('binds a readable directory inside the data directory after the hiding, read-only', () => {
     const plan = workloadSandboxPlan({
       paths,

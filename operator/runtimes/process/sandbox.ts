@@ -55,7 +55,8 @@ export function sandboxBaseArgs(): string[] {
 export function bubblewrapArgs(plan: SandboxPlan): string[] {
   const args = sandboxBaseArgs();
   // A readable path inside a hidden one (a dataset directory in the data directory) goes on top of the hiding.
-  const insideHidden = (path: string) => plan.hidden.some((hidden) => isWithin(path, hidden));
+  const insideHidden = (path: string) =>
+    plan.hidden.some((hidden) => path !== hidden && isWithin(path, hidden));
   const readOnly = (paths: string[]) => paths.flatMap((path) => ['--ro-bind', path, path]);
   args.push(...readOnly(plan.readOnly.filter((path) => !insideHidden(path))));
   for (const path of plan.hidden) {
@@ -80,7 +81,8 @@ export function workloadSandboxPlan(options: {
   const { paths } = options;
   return {
     writable: options.program === 'runner' ? [paths.code, paths.state] : [paths.code],
-    readOnly: [...options.readOnly],
+    // The data directory itself is never readable (the default `./data` is an entry of the checkout).
+    readOnly: options.readOnly.filter((path) => path !== options.dataDir),
     hidden: [options.dataDir],
     home: join(paths.root, 'home'),
     tmp: join(paths.root, 'tmp'),
