@@ -1,5 +1,5 @@
 import express from 'express';
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 import type { ExecutorCatalog } from '../platform/executor-catalog.js';
 import type { Connector } from '../platform/lake-config/dataset-source.js';
@@ -151,9 +151,12 @@ export function createApiApp(options: ApiAppOptions): Express {
   app.use(requestLog({ logger: options.logger }));
   app.use(httpMetrics({ registry: options.metrics }));
 
-  app.get('/healthz', (_req, res) => {
+  const healthy: RequestHandler = (_req, res) => {
     res.json({ status: 'ok' });
-  });
+  };
+  app.get('/healthz', healthy);
+  // Clients of the hosted service probe `/health` at the origin; one route each keeps the metric label a template.
+  app.get('/health', healthy);
   app.get('/readyz', (_req, res) => {
     const ready = options.isReady();
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'starting' });

@@ -25,6 +25,20 @@ const jsonSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
   return converted;
 };
 
+/**
+ * A request body's schema as the server accepts it: unknown fields are ignored (api/lenient-body.ts),
+ * so no object in it is closed, though the zod schema is strict to find them.
+ */
+function acceptingUnknownFields(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(acceptingUnknownFields);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key, value]) => !(key === 'additionalProperties' && value === false))
+      .map(([key, value]) => [key, acceptingUnknownFields(value)]),
+  );
+}
+
 /** Turns a zod object schema of path or query parameters into OpenAPI parameter objects. */
 function parameters(schema: z.ZodType | undefined, where: 'path' | 'query'): JsonSchema[] {
   if (schema === undefined) return [];
@@ -69,7 +83,9 @@ function operation(route: RouteDefinition): JsonSchema {
       : {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
+            content: {
+              'application/json': { schema: acceptingUnknownFields(jsonSchema(route.body, 'input')) },
+            },
           },
         }),
     responses,

@@ -4,6 +4,7 @@ import type { Principal } from './auth/principal.js';
 import { principalOf, requireScope } from './auth/principal.js';
 import type { Scope } from './auth/scopes.js';
 import { ApiError } from './errors.js';
+import { ignoredFieldsWarning, parseLenient } from './lenient-body.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -55,6 +56,15 @@ function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, prefix: 
   return parsed.data;
 }
 
+/** A request body: unknown fields are dropped and named in a `Warning` header (lenient-body.ts). */
+function parseBody<T>(schema: z.ZodType<T> | undefined, value: unknown, res: Response): T {
+  if (schema === undefined) return undefined as T; // the route takes no body; the handler ignores it
+  const parsed = parseLenient(schema, value);
+  if (!parsed.success) throw ApiError.validation(parsed.issues);
+  if (parsed.ignored.length > 0) res.set('Warning', ignoredFieldsWarning(parsed.ignored));
+  return parsed.data;
+}
+
 /** Mounts routes on a router: authorize, validate params, query and body, run, answer. */
 export function mountRoutes(router: Router, routes: readonly RouteDefinition[]): void {
   for (const route of routes) {
@@ -63,7 +73,7 @@ export function mountRoutes(router: Router, routes: readonly RouteDefinition[]):
       requireScope(principal, route.scope);
       const params = parsePart(route.params, req.params, 'params');
       const query = parsePart(route.query, req.query, 'query');
-      const body = parsePart(route.body, req.body ?? {}, undefined);
+      const body = parseBody(route.body, req.body ?? {}, res);
       const result = await route.handler({ params, query, body, principal, req, res });
       if (result === undefined) return;
       if (result.headers !== undefined) res.set(result.headers);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { SpicepodSchema } from '../../../crds/context-lake.js';
-import { startTestApi } from '../../support/api-server.js';
+import { call, startTestApi } from '../../support/api-server.js';
 import type { TestApi } from '../../support/api-server.js';
 import { lake, lakeError, s3Dataset, storedLake } from './context-lake-support.js';
 
@@ -156,19 +156,31 @@ describe('datasets', () => {
     });
   });
 
-  it('refuses an invalid name and unknown fields with the offending path', async () => {
+  it('refuses an invalid name with the offending path, also beside an unknown field', async () => {
     const badName = await lakeError(
-      lake(api, key, 'POST', '/datasets', s3Dataset('9lives')),
+      lake(api, key, 'POST', '/datasets', s3Dataset('9lives', { refresh: 'hourly' })),
       400,
       'validation_error',
     );
     expect(badName.errors?.[0]?.path).toBe('name');
-    const extra = await lakeError(
-      lake(api, key, 'POST', '/datasets', s3Dataset('extra', { refresh: 'hourly' })),
+  });
+
+  it('ignores an unknown dataset field, naming it in a Warning header, but never an unknown param', async () => {
+    const res = await call(api, '/v1/context-lake/datasets', {
+      key,
+      method: 'POST',
+      body: s3Dataset('extra', { refresh: 'hourly', params: { file_format: 'parquet' } }),
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('warning')).toBe('299 agentry "ignored unknown fields: refresh"');
+    const dataset = (await config()).config.datasets.find((d) => d.name === 'extra');
+    expect(dataset).toBeDefined();
+    expect(dataset).not.toHaveProperty('refresh');
+    await lakeError(
+      lake(api, key, 'POST', '/datasets', s3Dataset('odd2', { refresh: 'x', params: { region: 'eu' } })),
       400,
       'validation_error',
     );
-    expect(extra.errors?.[0]?.message).toMatch(/refresh/);
   });
 
   it('refuses notifications when the installation has no SQS, at path notifications', async () => {
@@ -272,8 +284,15 @@ describe('PATCH /config', () => {
     expect(body.errors).toEqual([{ path: 'addViews.0.name', message: expect.stringContaining('taken') }]);
   });
 
-  it('refuses unknown fields', async () => {
-    await lakeError(lake(api, key, 'PATCH', '/config', { updateViews: {} }), 400, 'validation_error');
+  it('ignores unknown fields but refuses a known one of the wrong type', async () => {
+    const res = await call(api, '/v1/context-lake/config', {
+      key,
+      method: 'PATCH',
+      body: { updateViews: {} },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('warning')).toContain('updateViews');
+    await lakeError(lake(api, key, 'PATCH', '/config', { removeViews: 'v' }), 400, 'validation_error');
   });
 });
 

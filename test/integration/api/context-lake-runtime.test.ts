@@ -167,14 +167,10 @@ describe('POST /sql', () => {
     expect((await storedLake(api, 'sql-none'))?.spec.operatingMode).toBe('Running');
   });
 
-  it('refuses a body without a query or with unknown fields', async () => {
+  it('refuses a body without a query or with a bad one, whatever else it carries', async () => {
     const key = await api.key({ org: 'sql-bad', user: 'bo' });
     await lakeError(lake(api, key, 'POST', '/sql', {}), 400, 'validation_error');
-    await lakeError(
-      lake(api, key, 'POST', '/sql', { query: 'SELECT 1', rowLimit: 5 }),
-      400,
-      'validation_error',
-    );
+    await lakeError(lake(api, key, 'POST', '/sql', { query: 7, rowLimit: 5 }), 400, 'validation_error');
     await lakeError(lake(api, key, 'POST', '/sql', { query: '' }), 400, 'validation_error');
     expect(await storedLake(api, 'sql-bad')).toBeUndefined();
   });

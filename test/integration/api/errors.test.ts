@@ -39,20 +39,31 @@ describe('bad input gets the documented error and changes nothing (CONTRACT.md Â
     expect(await agentComputerCount()).toBe(before);
   });
 
-  it('rejects unknown body fields with 400 and names them in details', async () => {
-    const before = await agentComputerCount();
-    const res = await call(api, '/v1/agent-computers', {
+  it('ignores unknown body fields, also nested ones, and names them in a Warning header', async () => {
+    const res = await call(api, '/v1/webhooks', {
       key,
       method: 'POST',
-      body: { name: 'x', colour: 'red' },
+      body: { url: 'http://127.0.0.1:9/ignored-fields', events: ['task.created'], colour: 'red' },
     });
-    expect(res.status).toBe(400);
-    const body = (await res.json()) as {
-      error: { code: string; details: { path: string; message: string }[] };
-    };
-    expect(body.error.code).toBe('validation_error');
-    expect(body.error.details[0]?.message).toMatch(/colour/);
-    expect(await agentComputerCount()).toBe(before);
+    expect(res.status).toBe(201);
+    expect(res.headers.get('warning')).toBe('299 agentry "ignored unknown fields: colour"');
+    const upload = await call(
+      api,
+      '/v1/workspaces/00000000-0000-4000-8000-000000000000/artifacts/upload-url',
+      {
+        key,
+        method: 'POST',
+        body: { files: [{ filename: 'a.txt', checksum: 'x' }] },
+      },
+    );
+    expect(upload.status).toBe(404); // validated first, then looked up
+    expect(upload.headers.get('warning')).toBe('299 agentry "ignored unknown fields: files.0.checksum"');
+  });
+
+  it('answers without a Warning header when every field is known', async () => {
+    const res = await call(api, '/v1/agent-computers', { key, method: 'POST', body: { name: 'x' } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('warning')).toBeNull();
   });
 
   it('rejects a field of the wrong type with its path', async () => {

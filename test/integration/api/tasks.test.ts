@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { z } from 'zod';
 import { AgentComputerRecordSchema } from '../../../api/presenters/agent-computer.js';
 import { AgentComputerType, TaskType } from '../../../crds/index.js';
 import { ExecutorCatalog } from '../../../platform/executor-catalog.js';
@@ -179,16 +180,34 @@ describe('POST /v1/tasks', () => {
     expect(error.details?.[0]?.path).toBe('executor');
   });
 
-  it('answers 400 for an unknown body field, naming it', async () => {
+  it("ignores the hosted clients' unknown body fields and names them in a Warning header", async () => {
     const res = await call(api, '/v1/tasks', {
       key: alice,
       method: 'POST',
-      body: { prompt: 'x', priority: 1 },
+      body: {
+        prompt: 'x',
+        mcpServers: { github: { url: 'https://mcp.example' } },
+        agent_instructions: 'be brief',
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('warning')).toBe(
+      '299 agentry "ignored unknown fields: mcpServers, agent_instructions"',
+    );
+    const { id } = z.object({ id: z.string() }).parse(await res.json());
+    expect(Object.keys((await storedTask(api, 'acme', id)).spec)).not.toContain('mcpServers');
+  });
+
+  it('still answers 400 for a known field of the wrong type beside an unknown one', async () => {
+    const res = await call(api, '/v1/tasks', {
+      key: alice,
+      method: 'POST',
+      body: { prompt: 42, priority: 1 },
     });
     expect(res.status).toBe(400);
     const error = await errorOf(res);
     expect(error.code).toBe('validation_error');
-    expect(JSON.stringify(error.details)).toContain('priority');
+    expect(error.details?.map((detail) => detail.path)).toEqual(['prompt']);
   });
 
   it('answers 400 for a prompt over 100,000 characters and for an empty one', async () => {
@@ -514,7 +533,7 @@ describe('GET /v1/tasks', () => {
 });
 
 describe('OpenAPI', () => {
-  it('documents the task routes from their schemas, unknown body fields forbidden', async () => {
+  it('documents the task routes from their schemas, unknown body fields accepted', async () => {
     const doc = (await (await call(api, '/v1/openapi.json')).json()) as {
       paths: Record<string, Record<string, { operationId: string; requestBody?: unknown }>>;
     };
@@ -538,8 +557,11 @@ describe('OpenAPI', () => {
     });
     expect(doc.paths['/v1/tasks']?.post?.requestBody).toMatchObject({
       content: {
-        'application/json': { schema: { type: 'object', additionalProperties: false, required: ['prompt'] } },
+        'application/json': { schema: { type: 'object', required: ['prompt'] } },
       },
     });
+    expect(JSON.stringify(doc.paths['/v1/tasks']?.post?.requestBody)).not.toContain(
+      '"additionalProperties":false',
+    );
   });
 });

@@ -223,7 +223,11 @@ describe('POST /v1/webhooks', () => {
       { url: `${PUBLIC}/e`, events: ['task.created'], secret: 's'.repeat(501) },
       'secret',
     ],
-    ['an unknown field', { url: `${PUBLIC}/e`, events: ['task.created'], active: true }, ''],
+    [
+      'an unknown field beside a bad one',
+      { url: 'not a url', events: ['task.created'], active: true },
+      'url',
+    ],
   ])('answers 400 validation_error for %s', async (_name, body, path) => {
     const error = await refusal(alice, body);
     expect(error.code).toBe('validation_error');
