@@ -1,4 +1,8 @@
-import { z } from 'zod';
+import { objectName } from '../crds/index.js';
 
-/** Ids are UUIDs (CONTRACT.md); anything else cannot name a resource, so it is simply not found. */
-export const isUuid = (id: string): boolean => z.uuid().safeParse(id).success;
+/**
+ * The id of an agent computer, task or webhook: its Kubernetes object name. The API names what it
+ * makes with a UUID (CONTRACT.md); one made with kubectl or GitOps keeps its own name (`my-box`)
+ * and is read, listed and used by that name, never listed yet 404.
+ */
+export const ResourceIdSchema = objectName;

@@ -34,6 +34,7 @@ export type AgentComputerSpec = z.infer<typeof AgentComputerSpecSchema>;
  * Condition types of an AgentComputer, each stamped with observedGeneration.
  * - Provisioned: the VM, pod or process exists. Reasons: Provisioning, Provisioned, ProvisionFailed,
  *   IsolationUnavailable (process runtime: bubblewrap cannot run; the message says what to install).
+ *   RuntimeNotEnabled (spec.runtime is not one this operator runs; the message says what to enable).
  * - Ready: the runner answers its health check. Reasons: Starting, RunnerReady, Hibernated, Failed.
  * - Hibernated: stopped on purpose, disk kept. Reasons: Running, IdleTimeout, Requested.
  */
@@ -41,6 +42,16 @@ export const AgentComputerConditions = {
   Provisioned: 'Provisioned',
   Ready: 'Ready',
   Hibernated: 'Hibernated',
+} as const;
+
+/** Condition reasons other components act on. */
+export const AgentComputerReasons = {
+  /**
+   * Provisioned=False (and Ready=False): `spec.runtime` names a runtime this operator does not run
+   * (AGENTRY_RUNTIMES); `provisionError` names it and what to enable, so the REST status is `error`
+   * instead of `provisioning` for ever. Cleared once the spec names a runtime that runs.
+   */
+  RuntimeNotEnabled: 'RuntimeNotEnabled',
 } as const;
 
 export const AgentComputerStatusSchema = z.object({

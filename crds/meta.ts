@@ -12,6 +12,16 @@ export const dnsLabel = z
   .max(63)
   .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a lowercase RFC 1123 label');
 
+/**
+ * RFC 1123 subdomain: the name Kubernetes accepts for an object such as a Task or AgentComputer.
+ * Also a safe directory name: it starts and ends alphanumeric, so never `.`, `..` or a slash.
+ */
+export const objectName = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a lowercase RFC 1123 subdomain');
+
 export const OwnerReferenceSchema = z.object({
   apiVersion: z.string(),
   kind: z.string(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { objectName } from '../crds/meta.js';
 
 /**
  * The runner's HTTP protocol, spoken by the operator (dispatch, cancel, follow) and the API server
@@ -121,6 +122,12 @@ export type EventsPage = z.infer<typeof EventsPageSchema>;
 
 /** Task and prompt ids in runner paths: UUIDs, so they are also safe directory names. */
 export const RunnerIdSchema = z.uuid();
+
+/**
+ * A task id in runner paths: the Task's name, a UUID when the API made it, a Kubernetes name
+ * (`my-task`) when kubectl did; a safe directory name either way.
+ */
+export const RunnerTaskIdSchema = objectName;
 
 /*
  * Artifact sync (DESIGN.md §4 step 4; issue 7). The operator, not the runner, moves the bytes between

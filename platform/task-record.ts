@@ -34,7 +34,8 @@ export type PromptRecord = z.infer<typeof PromptRecordSchema>;
 export const PromptListRecordSchema = PromptRecordSchema.omit({ prompt: true });
 
 const taskRecordFields = {
-  id: z.uuid(),
+  /** A UUID; the name of a Task made with kubectl. */
+  id: z.string(),
   url: z.string(),
   status: TaskStatusValueSchema,
   title: z.string(),

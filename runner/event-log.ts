@@ -2,7 +2,7 @@ import { mkdir, open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../platform/log.js';
-import { RunnerIdSchema } from '../platform/runner-protocol.js';
+import { RunnerTaskIdSchema } from '../platform/runner-protocol.js';
 import type { EventType, EventsPage, TaskEvent } from '../platform/runner-protocol.js';
 import { firstAfter, loadEventFile, syncPath } from './event-log-file.js';
 
@@ -174,8 +174,8 @@ export class TaskEventLog {
   }
 
   private taskDir(taskId: string): string {
-    // Ids become directory names: only UUIDs, never `..` or a slash.
-    if (!RunnerIdSchema.safeParse(taskId).success) throw new Error(`invalid task id ${taskId}`);
+    // Ids become directory names: object names, never `..` or a slash.
+    if (!RunnerTaskIdSchema.safeParse(taskId).success) throw new Error(`invalid task id ${taskId}`);
     return join(this.options.stateDir, 'tasks', taskId);
   }
 

@@ -9,6 +9,7 @@ import {
   DispatchPromptRequestSchema,
   PromptStateSchema,
   RunnerIdSchema,
+  RunnerTaskIdSchema,
   isTerminalPromptStatus,
 } from '../platform/runner-protocol.js';
 import type { DispatchPrompt, PromptState } from '../platform/runner-protocol.js';
@@ -30,6 +31,7 @@ const PromptRecordFileSchema = z.object({
 });
 
 const isId = (value: string): boolean => RunnerIdSchema.safeParse(value).success;
+const isTaskId = (value: string): boolean => RunnerTaskIdSchema.safeParse(value).success;
 
 async function listDir(path: string): Promise<string[]> {
   try {
@@ -61,7 +63,8 @@ export class PromptRecordStore {
   ) {}
 
   pathOf(taskId: string, promptId: string): string {
-    if (!isId(taskId) || !isId(promptId)) throw new Error('prompt records need UUID task and prompt ids');
+    if (!isTaskId(taskId) || !isId(promptId))
+      throw new Error('prompt records need a task name and a UUID prompt id');
     return join(this.stateDir, 'tasks', taskId, 'prompts', `${promptId}.json`);
   }
 
@@ -93,7 +96,7 @@ export class PromptRecordStore {
     const records: PromptRecord[] = [];
     const tasksDir = join(this.stateDir, 'tasks');
     for (const taskId of await listDir(tasksDir)) {
-      if (!isId(taskId)) continue;
+      if (!isTaskId(taskId)) continue;
       const promptsDir = join(tasksDir, taskId, 'prompts');
       for (const name of await listDir(promptsDir)) {
         const record = await this.loadOne(join(promptsDir, name), taskId, name);

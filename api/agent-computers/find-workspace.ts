@@ -1,12 +1,12 @@
 import type { AgentComputer } from '../../crds/index.js';
 import { ApiError } from '../errors.js';
-import { isUuid } from '../ids.js';
 import type { ReadModel } from '../read-model.js';
 
 /**
  * The caller's workspace (an AgentComputer, named by the id clients see), from the API's cache. One
  * of another organization is simply not in the caller's namespace: 404, as a deleted or unknown one.
- * `what` names it in the 404 as the route's clients know it.
+ * `what` names it in the 404 as the route's clients know it. Any name is looked up: one made with
+ * kubectl is not a UUID (api/ids.ts).
  */
 export function findWorkspace(
   readModel: ReadModel,
@@ -14,7 +14,7 @@ export function findWorkspace(
   id: string,
   what = 'Workspace',
 ): AgentComputer {
-  const workspace = isUuid(id) ? readModel.agentComputers.get(namespace, id) : undefined;
+  const workspace = readModel.agentComputers.get(namespace, id);
   if (workspace === undefined || workspace.metadata.deletionTimestamp !== undefined)
     throw ApiError.notFound(what);
   return workspace;

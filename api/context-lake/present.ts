@@ -30,6 +30,26 @@ export function vmStatusOf(lake: ContextLake | undefined): VmStatus {
   return observed ?? 'not_provisioned';
 }
 
+/**
+ * Why a lake asked to run cannot, as the operator observed it for the current generation (an older
+ * error may be cured by the change since); undefined while it may still come up. The message is the
+ * workload's provisioning error, written for users, or a general one: never an internal message.
+ */
+export function lakeFailure(lake: ContextLake | undefined): string | undefined {
+  if (lake?.spec.operatingMode !== 'Running' || lake.status?.vmStatus !== 'error') return undefined;
+  if (lake.status.observedGeneration !== lake.metadata.generation) return undefined;
+  const provisioned = lake.status.conditions?.find(
+    (condition) => condition.type === ContextLakeConditions.Provisioned,
+  );
+  return provisioned?.reason === 'ProvisionFailed' && provisioned.message !== ''
+    ? provisioned.message
+    : 'the lake server failed to start';
+}
+
+/** What was last asked of the lake: POST /start (or a query) `running`, POST /stop or idleness `paused`. */
+export const requestedModeOf = (lake: ContextLake | undefined): 'running' | 'paused' =>
+  lake?.spec.operatingMode === 'Running' ? 'running' : 'paused';
+
 /** A lake serving queries for its current configuration: Ready for this generation, with an address. */
 export type ReadyLake = ContextLake & { status: { endpoint: string } };
 

@@ -5,7 +5,7 @@ import type { RouteDefinition } from '../route.js';
 import { LAKE_PREFIX, LAKE_TAG } from './config-routes.js';
 import { cachedLake, changeLakeSpec, configOf, setOperatingMode } from './lake-resource.js';
 import type { LakeStoreDeps } from './lake-resource.js';
-import { presentStatus, vmStatusOf } from './present.js';
+import { presentStatus, requestedModeOf, vmStatusOf } from './present.js';
 import {
   LakeStatusResponseSchema,
   SqlBodySchema,
@@ -36,11 +36,18 @@ function vmActionRoute(
     tag: LAKE_TAG,
     scope: 'context-lake:admin',
     responses: {
-      202: { description: 'Accepted; GET /status follows the change', schema: VmActionResponseSchema },
+      202: {
+        description:
+          'Accepted: the VM status now and the requested mode it follows (GET /status shows the change)',
+        schema: VmActionResponseSchema,
+      },
     },
     handler: async ({ principal }) => {
       const lake = (await apply(deps, principal)) ?? cachedLake(deps.readModel, principal);
-      return { status: 202, body: { ok: true, vmStatus: vmStatusOf(lake) } };
+      return {
+        status: 202,
+        body: { ok: true, vmStatus: vmStatusOf(lake), requestedMode: requestedModeOf(lake) },
+      };
     },
   });
 }

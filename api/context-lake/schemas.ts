@@ -88,7 +88,12 @@ export const LakeStatusResponseSchema = z.object({
   vmStatus: VmStatusSchema,
   datasets: z.record(z.string(), DatasetStatusSchema),
 });
-export const VmActionResponseSchema = z.object({ ok: z.literal(true), vmStatus: VmStatusSchema });
+/** `vmStatus` is the machine now; `requestedMode` what was asked of it, which vmStatus follows. */
+export const VmActionResponseSchema = z.object({
+  ok: z.literal(true),
+  vmStatus: VmStatusSchema,
+  requestedMode: z.enum(['running', 'paused']),
+});
 /** The lake server's result, as the API answers it (elapsedMs measured by the API, the wait included). */
 export const SqlResponseSchema = SqlResultSchema;
 

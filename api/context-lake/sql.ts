@@ -10,7 +10,7 @@ import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
 import { cachedLake, setOperatingMode } from './lake-resource.js';
 import type { LakeStoreDeps } from './lake-resource.js';
-import { lakeIsReady } from './present.js';
+import { lakeFailure, lakeIsReady } from './present.js';
 import type { ReadyLake } from './present.js';
 
 /** CONTRACT.md §8: the whole call, cold start included. */
@@ -50,6 +50,13 @@ const timedOut = (): ApiError =>
     'The query did not complete within the time limit (the lake may still be starting)',
   );
 
+/** A lake in `error` cannot answer until someone changes something: say so at once, not after the wait. */
+const failed = (reason: string): ApiError =>
+  new ApiError(
+    'service_unavailable',
+    `The context lake is in error: ${reason}. Fix it, then POST /v1/context-lake/redeploy`,
+  );
+
 function outcomeOf(err: unknown): Outcome {
   if (!(err instanceof ApiError)) return 'failed';
   if (err.code === 'sql_error') return 'sql_error';
@@ -60,7 +67,7 @@ function outcomeOf(err: unknown): Outcome {
 /**
  * POST /sql: wakes a paused or missing lake, waits (on the read model's change events, never by
  * polling the store) until it is Ready for its current generation, and proxies the query; all of
- * it within one deadline.
+ * it within one deadline. A lake in `error` for its current generation fails the call at once.
  */
 export class LakeSql {
   private readonly duration: Histogram<'outcome'>;
@@ -117,6 +124,12 @@ export class LakeSql {
     return new Promise((resolve, reject) => {
       const check = (): boolean => {
         const lake = cachedLake(readModel, principal);
+        const failure = lakeFailure(lake);
+        if (failure !== undefined) {
+          finish();
+          reject(failed(failure));
+          return true;
+        }
         if (!lakeIsReady(lake)) return false;
         finish();
         resolve(lake);

@@ -7,13 +7,19 @@ export type AgentComputerStatusValue = z.infer<typeof AgentComputerStatusValueSc
 
 /** The agent computer record of CONTRACT.md §4. */
 export const AgentComputerRecordSchema = z.object({
-  id: z.uuid(),
+  /** A UUID; the name of one made with kubectl (api/ids.ts). */
+  id: z.string(),
   name: z.string(),
   status: AgentComputerStatusValueSchema,
   sandboxId: z.string().nullable(),
   icon: z.string().nullable(),
   url: z.string(),
   provisionError: z.string().nullable(),
+  /**
+   * What was last asked of it (create, POST /start: `running`; POST /stop or idle: `hibernated`);
+   * `status` says how far that has come, so a stop answers `ready` + `hibernated` until it sleeps.
+   */
+  requestedMode: z.enum(['running', 'hibernated']),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -24,13 +30,17 @@ const conditionOf = (ac: AgentComputer, type: string): Condition | undefined =>
 
 /**
  * The REST status, derived from intent and conditions (never stored): an error wins, then a
- * hibernation that took effect, then readiness for the current generation.
+ * hibernation that took effect, then readiness for the current generation. A workspace asked to
+ * stop keeps running until the operator stops it, and says so (not `provisioning`).
  */
 export function agentComputerStatus(ac: AgentComputer): AgentComputerStatusValue {
   if (ac.status?.provisionError !== undefined) return 'error';
   const hibernated = conditionOf(ac, AgentComputerConditions.Hibernated);
-  if (ac.spec.operatingMode === 'Hibernated' && hibernated?.status === 'True') return 'hibernated';
   const ready = conditionOf(ac, AgentComputerConditions.Ready);
+  if (ac.spec.operatingMode === 'Hibernated') {
+    if (hibernated?.status === 'True') return 'hibernated';
+    return ready?.status === 'True' ? 'ready' : 'provisioning';
+  }
   const current =
     ready?.observedGeneration === undefined || ready.observedGeneration === ac.metadata.generation;
   if (ac.spec.operatingMode === 'Running' && ready?.status === 'True' && current) return 'ready';
@@ -61,6 +71,7 @@ export function presentAgentComputer(ac: AgentComputer, publicUrl: string): Agen
     icon: ac.spec.icon ?? null,
     url: `${publicUrl}/v1/agent-computers/${ac.metadata.name}`,
     provisionError: ac.status?.provisionError ?? null,
+    requestedMode: ac.spec.operatingMode === 'Hibernated' ? 'hibernated' : 'running',
     createdAt: isoMillis(createdAt),
     updatedAt: isoMillis(updatedAt(ac)),
   };

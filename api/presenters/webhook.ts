@@ -5,7 +5,8 @@ import { isoMillis } from './agent-computer.js';
 
 /** The webhook record of CONTRACT.md §6. The secret itself is never part of it, only whether there is one. */
 export const WebhookRecordSchema = z.object({
-  id: z.uuid(),
+  /** A UUID; the name of one made with kubectl (api/ids.ts). */
+  id: z.string(),
   url: z.string(),
   events: z.array(WebhookEventTypeSchema),
   description: z.string().nullable(),

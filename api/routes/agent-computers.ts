@@ -45,7 +45,13 @@ export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinit
       tag: 'Agent computers',
       scope: 'agent-computers:write',
       params: IdParamsSchema,
-      responses: { 202: { description: 'Accepted; the status follows', schema: AgentComputerRecordSchema } },
+      responses: {
+        202: {
+          description:
+            'Accepted: the record with its current status (it has not changed yet) and requestedMode, which status follows',
+          schema: AgentComputerRecordSchema,
+        },
+      },
       handler: async ({ params, principal }) => {
         const ac = findAgentComputer(principal.namespace, params.id);
         const updated = await updateWithRetry(

@@ -5,11 +5,12 @@ import type { Principal } from '../auth/principal.js';
 import { updateWithRetry } from '../optimistic-update.js';
 import { listEnvelopeSchema, paginate } from '../pagination.js';
 import {
-  TaskListItemSchema,
-  TaskRecordSchema,
+  ApiTaskListItemSchema,
+  ApiTaskRecordSchema,
   newestTaskFirst,
+  presentApiTask,
+  presentApiTaskListItem,
   presentTask,
-  presentTaskListItem,
   taskCreatedAt,
 } from '../presenters/task.js';
 import { defineRoute } from '../route.js';
@@ -17,6 +18,7 @@ import type { RouteDefinition } from '../route.js';
 import { assertVisible, findTask, taskNotFound, taskPresentation, visibleTo } from '../tasks/access.js';
 import type { TaskRoutesDeps } from '../tasks/access.js';
 import { createTask, promptSpecOf } from '../tasks/create-task.js';
+import { taskContentRoute } from '../tasks/content.js';
 import { promptEventsRoute, taskEventsRoute } from '../tasks/event-routes.js';
 import { checkExecutor } from '../tasks/executor-policy.js';
 import { assertTaskSlot } from '../tasks/limits.js';
@@ -96,7 +98,7 @@ const listTasksRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     tag: TAG,
     scope: 'tasks:read',
     query: ListTasksQuerySchema,
-    responses: { 200: { description: 'A page of tasks', schema: listEnvelopeSchema(TaskListItemSchema) } },
+    responses: { 200: { description: 'A page of tasks', schema: listEnvelopeSchema(ApiTaskListItemSchema) } },
     handler: ({ query, principal }) => {
       const presentation = taskPresentation(deps);
       const items = deps.readModel.tasks
@@ -105,7 +107,10 @@ const listTasksRoute = (deps: TaskRoutesDeps): RouteDefinition =>
         .filter((task) => query.workspaceId === undefined || task.spec.workspace === query.workspaceId)
         .filter((task) => query.status === undefined || clientTaskStatus(task) === query.status)
         .sort(newestTaskFirst);
-      return { status: 200, body: paginate(items, query, (task) => presentTaskListItem(task, presentation)) };
+      return {
+        status: 200,
+        body: paginate(items, query, (task) => presentApiTaskListItem(task, presentation, deps.readModel)),
+      };
     },
   });
 
@@ -118,10 +123,14 @@ const getTaskRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     tag: TAG,
     scope: 'tasks:read',
     params: TaskIdParamsSchema,
-    responses: { 200: { description: 'The task', schema: TaskRecordSchema } },
+    responses: { 200: { description: 'The task', schema: ApiTaskRecordSchema } },
     handler: ({ params, principal }) => ({
       status: 200,
-      body: presentTask(findTask(deps.readModel, principal, params.id), taskPresentation(deps)),
+      body: presentApiTask(
+        findTask(deps.readModel, principal, params.id),
+        taskPresentation(deps),
+        deps.readModel,
+      ),
     }),
   });
 
@@ -156,13 +165,13 @@ const cancelTaskRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     tag: TAG,
     scope: 'tasks:write',
     params: TaskIdParamsSchema,
-    responses: { 200: { description: 'The task', schema: TaskRecordSchema } },
+    responses: { 200: { description: 'The task', schema: ApiTaskRecordSchema } },
     handler: async ({ params, principal }) => {
       const at = deps.now();
       const updated = await updateTask(deps, principal, params.id, (current) =>
         withCancelRequested(current, at),
       );
-      return { status: 200, body: presentTask(updated, taskPresentation(deps)) };
+      return { status: 200, body: presentApiTask(updated, taskPresentation(deps), deps.readModel) };
     },
   });
 
@@ -208,6 +217,7 @@ export const taskRoutes = (deps: TaskRoutesDeps): RouteDefinition[] => [
   createTaskRoute(deps),
   listTasksRoute(deps),
   getTaskRoute(deps),
+  taskContentRoute(deps),
   addPromptRoute(deps),
   cancelTaskRoute(deps),
   visibilityRoute(deps),

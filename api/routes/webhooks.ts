@@ -3,7 +3,6 @@ import { WebhookType } from '../../crds/index.js';
 import type { Webhook } from '../../crds/index.js';
 import { isStoreError } from '../../platform/store/types.js';
 import { ApiError } from '../errors.js';
-import { isUuid } from '../ids.js';
 import { PaginationQuerySchema, listEnvelopeSchema, newestFirst, paginate } from '../pagination.js';
 import { PublicKeyDocumentSchema, WebhookRecordSchema, presentWebhook } from '../presenters/webhook.js';
 import type { ReadModel } from '../read-model.js';
@@ -19,7 +18,7 @@ const IdParamsSchema = z.object({ id: z.string() });
 export type { WebhookRoutesDeps } from '../webhooks/create-webhook.js';
 
 function findWebhook(readModel: ReadModel, namespace: string, id: string): Webhook {
-  const webhook = isUuid(id) ? readModel.webhooks.get(namespace, id) : undefined;
+  const webhook = readModel.webhooks.get(namespace, id);
   if (webhook === undefined || webhook.metadata.deletionTimestamp !== undefined)
     throw ApiError.notFound('Webhook');
   return webhook;

@@ -5,7 +5,6 @@ import type { ObjectStore } from '../../platform/objectstore/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
-import { isUuid } from '../ids.js';
 import type { TaskPresentation } from '../presenters/task.js';
 import type { ReadModel } from '../read-model.js';
 
@@ -48,7 +47,7 @@ export const taskNotFound = (): ApiError => ApiError.notFound('Task');
 
 /** The task as cached, or 404 for anything the caller may not see. */
 export function findTask(readModel: ReadModel, principal: Principal, id: string): Task {
-  const task = isUuid(id) ? readModel.tasks.get(principal.namespace, id) : undefined;
+  const task = readModel.tasks.get(principal.namespace, id);
   if (task === undefined || !visibleTo(task, principal)) throw taskNotFound();
   return task;
 }

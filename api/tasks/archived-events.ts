@@ -38,9 +38,9 @@ export async function readArchivedEvents(
   return events.sort((a, b) => a.seq - b.seq);
 }
 
-/** The task's highest recorded seq, as a runner's events page reports its `lastSeq`. */
-export const recordedLastSeq = (task: Task): number =>
-  Math.max(-1, ...(task.status?.prompts ?? []).map((entry) => entry.lastSeq ?? -1));
+/** A prompt's last event: what the operator recorded, or a later one read meanwhile (-1 for none). */
+export const promptLastSeq = (task: Task, promptId: string, events: readonly TaskEvent[]): number =>
+  Math.max(promptEntryOf(task, promptId)?.lastSeq ?? -1, ...events.map((event) => event.seq));
 
 /** GET /tasks/:id/prompts/:promptId/events of an archived prompt, from object storage. */
 export async function archivedPromptEvents(
@@ -55,5 +55,5 @@ export async function archivedPromptEvents(
     promptId,
     after: -1,
   });
-  return { events, lastSeq: Math.max(recordedLastSeq(task), ...events.map((event) => event.seq)) };
+  return { events, lastSeq: promptLastSeq(task, promptId, events) };
 }

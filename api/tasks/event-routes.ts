@@ -1,4 +1,6 @@
 import type { Request } from 'express';
+import type { z } from 'zod';
+import type { Task } from '../../crds/index.js';
 import { ApiError } from '../errors.js';
 import { defineRoute } from '../route.js';
 import type { RouteDefinition } from '../route.js';
@@ -16,10 +18,27 @@ import {
 
 const TAG = 'Tasks';
 
+type TaskEventsQuery = z.output<typeof TaskEventsQuerySchema>;
+
 /** `Last-Event-ID` as a seq; anything else is ignored (the query's `after` may still give one). */
 function lastEventIdOf(req: Request): number | undefined {
   const header = req.get('last-event-id')?.trim();
   return header !== undefined && /^\d{1,15}$/.test(header) ? Number(header) : undefined;
+}
+
+/**
+ * Which prompt a stream follows: the one asked for; none (the whole task) when the client resumes
+ * by seq or asks for all; else the latest, so that a client opening the stream after each
+ * follow-up sees that turn only, as on the hosted service.
+ */
+function streamedPrompt(
+  task: Task,
+  query: TaskEventsQuery,
+  resumeAt: number | undefined,
+): string | undefined {
+  if (query.promptId !== undefined) return query.promptId;
+  if (query.all || query.after !== undefined || resumeAt !== undefined) return undefined;
+  return task.spec.prompts.at(-1)?.id;
 }
 
 /** GET /tasks/:id/events: server-sent events, written by TaskEventStream itself (the handler returns undefined). */
@@ -28,7 +47,8 @@ export const taskEventsRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     method: 'get',
     path: '/v1/tasks/:id/events',
     operationId: 'streamTaskEvents',
-    summary: 'Follow the execution events as server-sent events (resume with Last-Event-ID or after)',
+    summary:
+      "Follow the latest prompt's execution events as server-sent events (resume task-wide with Last-Event-ID or after; all=true replays the whole task)",
     tag: TAG,
     scope: 'tasks:read',
     params: TaskIdParamsSchema,
@@ -36,9 +56,10 @@ export const taskEventsRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     responses: { 200: { description: 'text/event-stream of `event` frames, then one `done`' } },
     handler: async ({ params, query, principal, req, res }) => {
       const task = findTask(deps.readModel, principal, params.id);
-      const { promptId } = query;
-      if (promptId !== undefined && !task.spec.prompts.some((prompt) => prompt.id === promptId))
+      if (query.promptId !== undefined && !task.spec.prompts.some((prompt) => prompt.id === query.promptId))
         throw ApiError.notFound('Prompt');
+      const resumeAt = lastEventIdOf(req);
+      const promptId = streamedPrompt(task, query, resumeAt);
       const name = task.metadata.name;
       const stream = new TaskEventStream(
         {
@@ -50,7 +71,7 @@ export const taskEventsRoute = (deps: TaskRoutesDeps): RouteDefinition =>
           taskId: name,
           promptId,
           // A client may send both; the larger is the later position.
-          after: Math.max(query.after ?? -1, lastEventIdOf(req) ?? -1),
+          after: Math.max(query.after ?? -1, resumeAt ?? -1),
           objectStore: deps.objectStore,
           current: () => {
             const latest = deps.readModel.tasks.get(principal.namespace, name);

@@ -6,6 +6,7 @@ import { ApiError } from '../errors.js';
 import { agentComputerStatus } from '../presenters/agent-computer.js';
 import type { ReadModel } from '../read-model.js';
 import { workspaceOf } from './access.js';
+import { promptLastSeq } from './archived-events.js';
 
 /**
  * The runner of a task's workspace, when the workspace is Ready and says where it listens; the
@@ -15,13 +16,18 @@ export function runnerOf(
   readModel: ReadModel,
   installationKey: InstallationKey,
   task: Task,
+  timeoutMs?: number,
 ): RunnerClient | undefined {
   const ac = workspaceOf(readModel, task);
   if (ac === undefined) return undefined;
   const endpoint = liveEndpoint(ac);
   return endpoint === undefined
     ? undefined
-    : new RunnerClient({ endpoint, token: installationKey.runnerToken(ac) });
+    : new RunnerClient({
+        endpoint,
+        token: installationKey.runnerToken(ac),
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      });
 }
 
 export function liveEndpoint(ac: AgentComputer): string | undefined {
@@ -50,7 +56,9 @@ export async function promptEvents(
   const runner = runnerOf(readModel, installationKey, task);
   if (runner === undefined) throw notRunning();
   try {
-    return await runner.listEvents(task.metadata.name, { promptId });
+    const { events } = await runner.listEvents(task.metadata.name, { promptId });
+    // The runner's page names the task's last seq; the prompt's own is what its clients resume from.
+    return { events, lastSeq: promptLastSeq(task, promptId, events) };
   } catch (err) {
     // A runner that never received the task (the prompt is still pending) has no events for it.
     if (err instanceof RunnerRequestError && err.status === 404) return { events: [], lastSeq: -1 };

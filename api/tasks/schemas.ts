@@ -5,6 +5,7 @@ import {
   VisibilitySchema,
   executorName,
 } from '../../crds/index.js';
+import { ResourceIdSchema } from '../ids.js';
 import { PaginationQuerySchema } from '../pagination.js';
 
 /**
@@ -99,7 +100,7 @@ export const CreateTaskBodySchema = z.strictObject({
   prompt: promptText,
   executor: executorName.optional(),
   model: modelField,
-  workspaceId: z.uuid().optional(),
+  workspaceId: ResourceIdSchema.optional(),
   files: filesField,
   skills: skillsField,
   githubUrl: githubUrlField.optional(),
@@ -125,17 +126,25 @@ export const VisibilityBodySchema = z.strictObject({ visibility: VisibilitySchem
 /** GET /tasks: the list envelope's paging plus two filters. */
 export const ListTasksQuerySchema = PaginationQuerySchema.extend({
   status: TaskStatusValueSchema.optional(),
-  workspaceId: z.uuid().optional(),
+  workspaceId: ResourceIdSchema.optional(),
 });
 
-/** GET /tasks/:id/events: resume point and prompt filter (`Last-Event-ID` may also give the point). */
+/**
+ * GET /tasks/:id/events: resume point and prompt filter (`Last-Event-ID` may also give the point).
+ * Without any of them the stream is the latest prompt's, as the hosted service streams it;
+ * `all=true` (or `after=-1`) replays the whole task.
+ */
 export const TaskEventsQuerySchema = z.strictObject({
   after: z.coerce.number().int().min(-1).optional(),
   promptId: z.uuid().optional(),
+  all: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((value) => value === 'true'),
 });
 
 export const CreatedTaskSchema = z.object({
-  id: z.uuid(),
+  id: z.string(),
   workspaceId: z.string(),
   url: z.string(),
   status: z.literal('running'),

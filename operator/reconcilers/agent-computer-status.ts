@@ -1,5 +1,5 @@
-import { AgentComputerConditions, HIBERNATED_BY_ANNOTATION } from '../../crds/index.js';
-import type { AgentComputer, AgentComputerStatus, Condition } from '../../crds/index.js';
+import { AgentComputerConditions, AgentComputerReasons, HIBERNATED_BY_ANNOTATION } from '../../crds/index.js';
+import type { AgentComputer, AgentComputerStatus, Condition, Runtime } from '../../crds/index.js';
 import type { WorkloadObservation } from '../runtimes/types.js';
 import { setCondition } from './conditions.js';
 import type { ConditionInput } from './conditions.js';
@@ -104,3 +104,31 @@ function readyReason(hibernating: boolean, obs: WorkloadObservation, failure: st
 
 const hibernationReason = (ac: AgentComputer): string =>
   ac.metadata.annotations?.[HIBERNATED_BY_ANNOTATION] === 'idle-timeout' ? 'IdleTimeout' : 'Requested';
+
+/** What an operator that does not run `runtime` tells the user: which runtime, and what to do. */
+export const runtimeNotEnabledMessage = (runtime: Runtime, enabled: readonly Runtime[]): string =>
+  `runtime ${runtime} is not enabled in this operator (it runs: ${enabled.join(', ') || 'none'}); ` +
+  `add ${runtime} to AGENTRY_RUNTIMES of agentry operator, or set spec.runtime to one it runs`;
+
+/**
+ * The status of an AgentComputer whose runtime this operator does not run: nothing is provisioned,
+ * and `provisionError` says why, so the REST status is `error` (not `provisioning` for ever).
+ */
+export function runtimeNotEnabledStatus(
+  ac: AgentComputer,
+  runtime: Runtime,
+  enabled: readonly Runtime[],
+  now: Date,
+): AgentComputerStatus {
+  const message = runtimeNotEnabledMessage(runtime, enabled);
+  const reason = AgentComputerReasons.RuntimeNotEnabled;
+  const inputs: ConditionInput[] = [
+    { type: AgentComputerConditions.Provisioned, status: 'False', reason, message },
+    { type: AgentComputerConditions.Ready, status: 'False', reason, message },
+  ];
+  const conditions = inputs.reduce(
+    (list: Condition[] | undefined, input) => setCondition(list, input, ac.metadata.generation, now),
+    ac.status?.conditions,
+  );
+  return { ...ac.status, observedGeneration: ac.metadata.generation, conditions, provisionError: message };
+}

@@ -12,7 +12,7 @@ import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controlle
 import { deleteControlled } from '../runtimes/kube-types.js';
 import type { WorkloadObservation, WorkloadRuntime } from '../runtimes/types.js';
 import { workloadLabels } from '../runtimes/types.js';
-import { computeAgentComputerStatus } from './agent-computer-status.js';
+import { computeAgentComputerStatus, runtimeNotEnabledStatus } from './agent-computer-status.js';
 import { workspaceActivity } from './workspace-activity.js';
 import type { WorkspaceActivity } from './workspace-activity.js';
 import { ensureWorkloadToken } from './workload-token.js';
@@ -52,7 +52,11 @@ export class AgentComputerReconciler implements Reconciler {
     const { store } = this.options;
     const ac = await store.get(AgentComputerType, request.namespace, request.name);
     if (ac === undefined) return undefined;
-    const runtime = this.runtimeOf(ac);
+    const runtime = this.options.runtimes.get(this.runtimeNameOf(ac));
+    if (runtime === undefined) {
+      await this.refuseRuntime(ac);
+      return undefined; // a spec change (or an operator restarted with the runtime) wakes us again
+    }
     if (ac.metadata.deletionTimestamp !== undefined) {
       await this.finalize(ac, runtime);
       return undefined;
@@ -85,11 +89,27 @@ export class AgentComputerReconciler implements Reconciler {
     return { requeueAfterMs: this.requeueAfter(current, status, observation, activity) };
   }
 
-  private runtimeOf(ac: AgentComputer): WorkloadRuntime {
-    const name = ac.spec.runtime ?? this.options.defaultRuntime;
-    const runtime = this.options.runtimes.get(name);
-    if (runtime === undefined) throw new Error(`runtime ${name} is not enabled in this operator`);
-    return runtime;
+  private runtimeNameOf(ac: AgentComputer): Runtime {
+    return ac.spec.runtime ?? this.options.defaultRuntime;
+  }
+
+  /**
+   * A runtime this operator does not run: the status says so (REST `error`, naming it and what to
+   * enable). Nothing was made for it, so a deletion needs no finalizing, unless the runtime was
+   * enabled once and made something: then the finalizer holds until it runs again.
+   */
+  private async refuseRuntime(ac: AgentComputer): Promise<void> {
+    const name = this.runtimeNameOf(ac);
+    if (ac.metadata.deletionTimestamp !== undefined) {
+      this.options.logger.warn(
+        { agentComputer: ac.metadata.name, namespace: ac.metadata.namespace, runtime: name },
+        'cannot remove the workload of a runtime this operator does not run',
+      );
+      return;
+    }
+    const status = runtimeNotEnabledStatus(ac, name, [...this.options.runtimes.keys()], this.now());
+    await this.writeStatus(ac, status);
+    await this.recordTransitions(ac, status);
   }
 
   private async finalize(ac: AgentComputer, runtime: WorkloadRuntime): Promise<void> {

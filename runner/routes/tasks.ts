@@ -2,7 +2,11 @@ import express from 'express';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { Logger } from '../../platform/log.js';
-import { DispatchPromptRequestSchema, RunnerIdSchema } from '../../platform/runner-protocol.js';
+import {
+  DispatchPromptRequestSchema,
+  RunnerIdSchema,
+  RunnerTaskIdSchema,
+} from '../../platform/runner-protocol.js';
 import type { EventFilter, TaskEventLog } from '../event-log.js';
 import type { PromptQueue } from '../prompt-queue.js';
 import { streamTaskEvents } from '../sse.js';
@@ -18,8 +22,8 @@ export interface TaskRoutesOptions {
   keepaliveMs: number;
 }
 
-const PromptParamsSchema = z.object({ taskId: RunnerIdSchema, promptId: RunnerIdSchema });
-const TaskParamsSchema = z.object({ taskId: RunnerIdSchema });
+const PromptParamsSchema = z.object({ taskId: RunnerTaskIdSchema, promptId: RunnerIdSchema });
+const TaskParamsSchema = z.object({ taskId: RunnerTaskIdSchema });
 
 /** The protocol's schema, plus the rule that every file lands inside the working directory. */
 const DispatchBodySchema = DispatchPromptRequestSchema.superRefine((body, ctx) => {

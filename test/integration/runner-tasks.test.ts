@@ -469,8 +469,8 @@ describe('runner tasks: the HTTP boundary', () => {
     expect(await client.prompt(taskId, promptId)).toBeUndefined();
   });
 
-  it('answers 400 validation_error for ids that are not UUIDs', async () => {
-    const res = await client.dispatch('not-a-uuid', randomUUID(), {
+  it('answers 400 validation_error for a task id that is no object name (it becomes a directory)', async () => {
+    const res = await client.dispatch('Not_A..Name', randomUUID(), {
       text: 'true\n',
       executor: shellInvocation(),
     });

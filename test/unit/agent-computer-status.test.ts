@@ -44,12 +44,14 @@ const cases: [number, AgentComputer, AgentComputerStatusValue][] = [
     computer('Hibernated', { conditions: [condition('Hibernated', 'True'), condition('Ready', 'False')] }),
     'hibernated',
   ],
-  [7, computer('Hibernated', { conditions: [condition('Ready', 'True')] }), 'provisioning'],
+  // Regression: a stop answered `provisioning` while the workspace still ran.
+  [7, computer('Hibernated', { conditions: [condition('Ready', 'True', 1)] }, 2), 'ready'],
   [
     8,
     computer('Running', { conditions: [condition('Hibernated', 'True'), condition('Ready', 'False')] }),
     'provisioning',
   ],
+  [9, computer('Hibernated', { conditions: [condition('Ready', 'False')] }), 'provisioning'],
 ];
 
 describe('agentComputerStatus', () => {

@@ -106,7 +106,7 @@ describe('start, stop and redeploy', () => {
     const started = await lake(api, key, 'POST', '/start');
     expect({ status: started.status, json: started.json }).toEqual({
       status: 202,
-      json: { ok: true, vmStatus: 'provisioning' },
+      json: { ok: true, vmStatus: 'provisioning', requestedMode: 'running' },
     });
     const stored = await storedLake(api, 'vm-start');
     expect(stored?.spec.operatingMode).toBe('Running');
@@ -126,6 +126,8 @@ describe('start, stop and redeploy', () => {
     await writeLakeStatus(api, 'vm-stop', () => ({ vmStatus: 'running' }));
     const stopped = await lake(api, key, 'POST', '/stop');
     expect(stopped.status).toBe(202);
+    // Regression: the answer must not claim a state the lake is not in; it still runs until stopped.
+    expect(stopped.json).toEqual({ ok: true, vmStatus: 'running', requestedMode: 'paused' });
     const stored = await storedLake(api, 'vm-stop');
     expect(stored?.spec.operatingMode).toBe('Hibernated');
     expect(stored?.spec.config.datasets.map((d) => d.name)).toEqual(['kept']);
@@ -143,10 +145,15 @@ describe('start, stop and redeploy', () => {
 
   it('answers stop and redeploy without creating a lake that does not exist', async () => {
     const key = await api.key({ org: 'vm-none', user: 'ned' });
-    expect((await lake(api, key, 'POST', '/stop')).json).toEqual({ ok: true, vmStatus: 'not_provisioned' });
+    expect((await lake(api, key, 'POST', '/stop')).json).toEqual({
+      ok: true,
+      vmStatus: 'not_provisioned',
+      requestedMode: 'paused',
+    });
     expect((await lake(api, key, 'POST', '/redeploy')).json).toEqual({
       ok: true,
       vmStatus: 'not_provisioned',
+      requestedMode: 'paused',
     });
     expect(await storedLake(api, 'vm-none')).toBeUndefined();
   });
@@ -165,6 +172,32 @@ describe('POST /sql', () => {
     const key = await api.key({ org: 'sql-none', user: 'nan' });
     await lakeError(lake(api, key, 'POST', '/sql', { query: 'SELECT 1' }), 504, 'timeout');
     expect((await storedLake(api, 'sql-none'))?.spec.operatingMode).toBe('Running');
+  });
+
+  it('fails at once with the reason when the lake is in error, instead of waiting for the time-out', async () => {
+    const key = await api.key({ org: 'sql-broken', user: 'bea' });
+    await lake(api, key, 'POST', '/start');
+    await writeLakeStatus(api, 'sql-broken', (current) => ({
+      observedGeneration: current.metadata.generation,
+      vmStatus: 'error',
+      conditions: [
+        {
+          type: 'Provisioned',
+          status: 'False',
+          observedGeneration: current.metadata.generation,
+          lastTransitionTime: new Date().toISOString(),
+          reason: 'ProvisionFailed',
+          message: 'ErrImagePull: image ghcr.io/acme/lake:9 not found',
+        },
+      ],
+    }));
+    // A wait would end in 504 timeout; the lake's reason comes back instead.
+    const body = await lakeError(
+      lake(api, key, 'POST', '/sql', { query: 'SELECT 1' }),
+      503,
+      'service_unavailable',
+    );
+    expect(body.error).toContain('ErrImagePull: image ghcr.io/acme/lake:9 not found');
   });
 
   it('refuses a body without a query or with a bad one, whatever else it carries', async () => {
