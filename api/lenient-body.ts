@@ -18,14 +18,20 @@ type JsonContainer = Record<string, unknown> | unknown[];
 
 const isContainer = (value: unknown): value is JsonContainer => typeof value === 'object' && value !== null;
 
-/** The container a zod issue path points at, in `root` (a fresh copy the caller may change). */
-function containerAt(root: unknown, path: readonly PropertyKey[]): JsonContainer | undefined {
-  let current: unknown = root;
-  for (const part of path) {
-    if (!isContainer(current)) return undefined;
-    current = Array.isArray(current) ? current[Number(part)] : current[String(part)];
+/** `value` with the object at `path` replaced by a copy without `keys` (the rest shared, never changed). */
+function without(value: unknown, path: readonly PropertyKey[], keys: readonly string[]): unknown {
+  if (!isContainer(value)) return value;
+  const [head, ...rest] = path;
+  if (head === undefined) {
+    if (Array.isArray(value)) return value;
+    return Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key)));
   }
-  return isContainer(current) && !Array.isArray(current) ? current : undefined;
+  if (Array.isArray(value)) {
+    const index = Number(head);
+    return value.map((item, i) => (i === index ? without(item, rest, keys) : item));
+  }
+  const name = String(head);
+  return Object.hasOwn(value, name) ? { ...value, [name]: without(value[name], rest, keys) } : value;
 }
 
 export function parseLenient<T>(schema: z.ZodType<T>, value: unknown): LenientParse<T> {
@@ -36,14 +42,9 @@ export function parseLenient<T>(schema: z.ZodType<T>, value: unknown): LenientPa
     if (parsed.success) return { success: true, data: parsed.data, ignored };
     const unknown = parsed.error.issues.filter((issue) => issue.code === 'unrecognized_keys');
     if (unknown.length === 0 || pass >= MAX_PASSES) return { success: false, issues: parsed.error.issues };
-    candidate = structuredClone(candidate);
     for (const issue of unknown) {
-      const container = containerAt(candidate, issue.path);
-      if (container === undefined || Array.isArray(container)) continue;
-      for (const key of issue.keys) {
-        delete container[key];
-        ignored.push([...issue.path.map(String), key].join('.'));
-      }
+      candidate = without(candidate, issue.path, issue.keys);
+      ignored.push(...issue.keys.map((key) => [...issue.path.map(String), key].join('.')));
     }
   }
 }

@@ -35,16 +35,17 @@ const conditionOf = (ac: AgentComputer, type: string): Condition | undefined =>
  */
 export function agentComputerStatus(ac: AgentComputer): AgentComputerStatusValue {
   if (ac.status?.provisionError !== undefined) return 'error';
-  const hibernated = conditionOf(ac, AgentComputerConditions.Hibernated);
   const ready = conditionOf(ac, AgentComputerConditions.Ready);
-  if (ac.spec.operatingMode === 'Hibernated') {
-    if (hibernated?.status === 'True') return 'hibernated';
-    return ready?.status === 'True' ? 'ready' : 'provisioning';
-  }
+  if (ac.spec.operatingMode === 'Hibernated') return stoppingStatus(ac, ready);
   const current =
     ready?.observedGeneration === undefined || ready.observedGeneration === ac.metadata.generation;
-  if (ac.spec.operatingMode === 'Running' && ready?.status === 'True' && current) return 'ready';
-  return 'provisioning';
+  return ready?.status === 'True' && current ? 'ready' : 'provisioning';
+}
+
+/** Asked to hibernate: hibernated once it took effect; until then what it was (a stop is no boot). */
+function stoppingStatus(ac: AgentComputer, ready: Condition | undefined): AgentComputerStatusValue {
+  if (conditionOf(ac, AgentComputerConditions.Hibernated)?.status === 'True') return 'hibernated';
+  return ready?.status === 'True' ? 'ready' : 'provisioning';
 }
 
 /** The newest time anything about the object was observed to change. */

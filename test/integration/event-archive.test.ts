@@ -27,9 +27,12 @@ let promptIds: string[];
 /** Every event of the task, read live from the runner while the workspace ran. */
 let reference: StreamRead;
 
-const streamOf = (options: { lastEventId?: number; promptId?: string } = {}): Promise<StreamRead> =>
+/** The task's stream: the latest prompt's by default, the whole task with `all`. */
+const streamOf = (
+  options: { lastEventId?: number; promptId?: string; all?: boolean } = {},
+): Promise<StreamRead> =>
   readTaskStream(
-    `${api.url}/v1/tasks/${taskId}/events${options.promptId === undefined ? '' : `?promptId=${options.promptId}`}`,
+    `${api.url}/v1/tasks/${taskId}/events${options.promptId === undefined ? '' : `?promptId=${options.promptId}`}${options.all === true ? '?all=true' : ''}`,
     {
       key,
       timeoutMs: 60_000,
@@ -85,7 +88,8 @@ beforeAll(async () => {
     },
   });
   expect(second.status).toBe(201);
-  reference = await streamOf();
+  expect((await streamOf()).done?.status).toBe('completed');
+  reference = await streamOf({ all: true });
   expect(reference.done?.status).toBe('completed');
   const task = await api.store.get(TaskType, NAMESPACE, taskId);
   promptIds = task?.spec.prompts.map((prompt) => prompt.id) ?? [];
@@ -129,8 +133,8 @@ describe('archiving a finished prompt', () => {
 
 /** The replays every workspace state below must serve identically. */
 function replayTests(state: string): void {
-  it(`replays every event in order and ends with done (${state})`, async () => {
-    const stream = await streamOf();
+  it(`replays every event in order with all=true and ends with done (${state})`, async () => {
+    const stream = await streamOf({ all: true });
     expect(stream.status).toBe(200);
     expect(withoutSseId(stream.events)).toEqual(withoutSseId(reference.events));
     expect(stream.events.map((event) => event.seq)).toEqual(stream.events.map((_e, i) => i));
@@ -143,6 +147,15 @@ function replayTests(state: string): void {
       withoutSseId(reference.events).filter((event) => event.seq > 3),
     );
     expect(stream.done?.status).toBe('completed');
+  });
+
+  it(`streams the latest prompt's events only when asked for nothing else (${state})`, async () => {
+    const latest = promptIds[1] ?? '';
+    const stream = await streamOf();
+    expect(withoutSseId(stream.events)).toEqual(
+      withoutSseId(reference.events).filter((event) => event.promptId === latest),
+    );
+    expect(stream.done).toEqual(reference.done);
   });
 
   it(`replays one prompt's events with promptId (${state})`, async () => {
@@ -159,10 +172,10 @@ function replayTests(state: string): void {
     const res = await call(api, `/v1/tasks/${taskId}/prompts/${promptId}/events`, { key });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { events: TaskEvent[]; lastSeq: number };
-    expect(body.events).toEqual(
-      withoutSseId(reference.events).filter((event) => event.promptId === promptId),
-    );
-    expect(body.lastSeq).toBe(reference.done?.lastSeq);
+    const own = withoutSseId(reference.events).filter((event) => event.promptId === promptId);
+    expect(body.events).toEqual(own);
+    // The prompt's own last event, not the task's (a client resumes that prompt from it).
+    expect(body.lastSeq).toBe(own.at(-1)?.seq);
   });
 }
 
@@ -223,7 +236,7 @@ describe('a hibernated workspace resumed by a new prompt', () => {
     });
     const { id, workspaceId } = (await created.json()) as { id: string; workspaceId: string };
     const read = (): Promise<StreamRead> =>
-      readTaskStream(`${api.url}/v1/tasks/${id}/events`, { key, timeoutMs: 90_000 });
+      readTaskStream(`${api.url}/v1/tasks/${id}/events?all=true`, { key, timeoutMs: 90_000 });
     const first = await read();
     expect(first.done?.status).toBe('completed');
     const ac = await api.store.get(AgentComputerType, NAMESPACE, workspaceId);
