@@ -546,6 +546,7 @@ describe('OpenAPI', () => {
       ['/v1/tasks/{id}/cancel', 'post', 'cancelTask'],
       ['/v1/tasks/{id}/visibility', 'patch', 'setTaskVisibility'],
       ['/v1/tasks/{id}/events', 'get', 'streamTaskEvents'],
+      ['/v1/tasks/{id}/content', 'get', 'getTaskContent'],
       ['/v1/tasks/{id}/prompts/{promptId}/events', 'get', 'listPromptEvents'],
     ] as const;
     for (const [path, method, operationId] of operations) {
