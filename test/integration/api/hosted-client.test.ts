@@ -2,7 +2,6 @@
 // real runner processes running `shell` prompts). Requests and response parsing are written from the
 // hosted service's shapes, not from Agentry's presenters.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import {
@@ -19,6 +18,8 @@ import type { TestApi } from '../../support/api-server.js';
 import { startEmbeddedStack } from '../../support/embedded-stack.js';
 import type { EmbeddedStack } from '../../support/embedded-stack.js';
 import { readTaskStream } from '../../support/sse.js';
+import { until } from '../../support/until.js';
+import { ContentShape } from './hosted-client-shapes.js';
 
 const NAMESPACE = 'agentry-org-hosted';
 let stack: EmbeddedStack;
@@ -48,30 +49,6 @@ afterAll(async () => {
   await stack.stop();
 }, 90_000);
 
-const EventShape = z.object({
-  seq: z.number(),
-  eventType: z.string(),
-  payload: z.record(z.string(), z.unknown()),
-  timestamp: z.string(),
-  promptId: z.string(),
-});
-const ContentShape = z.object({
-  id: z.string(),
-  status: z.string(),
-  prompts: z.array(
-    z.object({
-      id: z.string(),
-      status: z.string(),
-      userPrompt: z.string(),
-      submittedAt: z.string(),
-      completedAt: z.string().nullable(),
-      executor: z.string(),
-      model: z.string().nullable(),
-      response: z.string().nullable(),
-      events: z.array(EventShape).optional(),
-    }),
-  ),
-});
 const TaskShape = z.object({
   id: z.string(),
   status: z.string(),
@@ -91,16 +68,6 @@ async function json<T>(res: Response, shape: z.ZodType<T>, status = 200): Promis
   const text = await res.text();
   expect({ status: res.status, text }).toMatchObject({ status });
   return shape.parse(JSON.parse(text));
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
 }
 
 const createTask = async (body: Record<string, unknown>) =>

@@ -3,9 +3,9 @@
 import { createServer } from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { z } from 'zod';
 import { call, startTestApi } from '../../support/api-server.js';
 import type { TestApi } from '../../support/api-server.js';
+import { ContentShape } from './hosted-client-shapes.js';
 import { markReady } from './tasks-sse.js';
 import { createTask, namespaceOf, recordPrompts } from './tasks-support.js';
 
@@ -30,20 +30,6 @@ afterAll(async () => {
   silent.closeAllConnections();
   await new Promise((resolve) => silent.close(resolve));
   await api.stop();
-});
-
-const ContentShape = z.object({
-  id: z.string(),
-  status: z.string(),
-  prompts: z.array(
-    z.object({
-      id: z.string(),
-      status: z.string(),
-      response: z.string().nullable(),
-      events: z.array(z.unknown()).optional(),
-      eventsStatus: z.string().optional(),
-    }),
-  ),
 });
 
 describe('GET /v1/tasks/:id/content', () => {
