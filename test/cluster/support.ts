@@ -5,6 +5,7 @@ import { KubernetesStore } from '../../platform/store/kubernetes.js';
 import { CLUSTER_ENV, clusterStateFromEnv, kubectlFlags } from './harness/cluster.js';
 import type { ClusterState } from './harness/cluster.js';
 import { run } from './harness/tools.js';
+import { until } from '../support/until.js';
 
 /** The cluster global setup started; a test outside the cluster project has none and fails loudly. */
 export function testCluster(): ClusterState & { motoUrl: string } {
@@ -39,16 +40,8 @@ export function kubectl(args: string[], input?: string): Promise<string> {
 }
 
 /** Polls until `check` returns a value, for effects of controllers that act asynchronously. */
-export async function eventually<T>(
+export const eventually = <T>(
   what: string,
   check: () => Promise<T | undefined>,
   timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+): Promise<T> => until(what, check, timeoutMs, 200);
