@@ -27,6 +27,8 @@ export const PromptRecordSchema = z.object({
   completedAt: z.string().nullable(),
   finalResult: z.string().nullable(),
   error: z.string().nullable(),
+  /** Seq of this prompt's last event so far (null before its first): resume its stream after it. */
+  lastSeq: z.number().int().nullable(),
 });
 export type PromptRecord = z.infer<typeof PromptRecordSchema>;
 
@@ -94,6 +96,7 @@ function promptRecord(prompt: PromptSpec, entry: PromptStatusEntry | undefined):
     completedAt: millisOrNull(completedAt),
     finalResult: entry?.finalResult ?? null,
     error: entry?.error ?? null,
+    lastSeq: entry?.lastSeq === undefined || entry.lastSeq < 0 ? null : entry.lastSeq,
   };
 }
 

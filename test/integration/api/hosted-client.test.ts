@@ -54,7 +54,7 @@ const TaskShape = z.object({
   status: z.string(),
   workspaceId: z.string(),
   workspaceStatus: z.string().nullable(),
-  prompts: z.array(z.object({ id: z.string(), status: z.string() })),
+  prompts: z.array(z.object({ id: z.string(), status: z.string(), lastSeq: z.number().nullable() })),
 });
 const AgentComputerShape = z.object({
   id: z.string(),
@@ -164,6 +164,17 @@ describe('GET /v1/tasks/:id/events after a follow-up', () => {
     expect(latest.events.length).toBeGreaterThan(0);
     expect(latest.events.every((event) => event.promptId === turns.second)).toBe(true);
     expect(latest.done?.lastSeq).toBe(latest.events.at(-1)?.seq);
+  });
+
+  it("records each prompt's own last event as lastSeq in the task record", async () => {
+    const whole = await stream(turns.id, '?all=true');
+    const lastOf = (promptId: string) =>
+      whole.events.filter((event) => event.promptId === promptId).at(-1)?.seq;
+    const record = await getTask(turns.id);
+    expect(record.prompts.map((prompt) => prompt.lastSeq)).toEqual([
+      lastOf(turns.first),
+      lastOf(turns.second),
+    ]);
   });
 
   it('replays the whole task with all=true and with after=-1', async () => {

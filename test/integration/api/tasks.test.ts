@@ -390,6 +390,7 @@ describe('GET /v1/tasks/:id', () => {
         completedAt: null,
         finalResult: null,
         error: null,
+        lastSeq: null,
       },
     ]);
   });
