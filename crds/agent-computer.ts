@@ -33,7 +33,7 @@ export type AgentComputerSpec = z.infer<typeof AgentComputerSpecSchema>;
 /**
  * Condition types of an AgentComputer, each stamped with observedGeneration.
  * - Provisioned: the VM, pod or process exists. Reasons: Provisioning, Provisioned, ProvisionFailed,
- *   IsolationUnavailable (process runtime: bubblewrap cannot run; the message says what to install).
+ *   IsolationUnavailable (process runtime: bubblewrap cannot run; the message says what to install),
  *   RuntimeNotEnabled (spec.runtime is not one this operator runs; the message says what to enable).
  * - Ready: the runner answers its health check. Reasons: Starting, RunnerReady, Hibernated, Failed.
  * - Hibernated: stopped on purpose, disk kept. Reasons: Running, IdleTimeout, Requested.
