@@ -34,5 +34,17 @@ export default {
       globalSetup: '<rootDir>/test/cluster/harness/global-setup.mjs',
       globalTeardown: '<rootDir>/test/cluster/harness/global-teardown.mjs',
     }),
+    // A real kubelet, containerd and network on this machine (root; one per machine: see
+    // test/realnode/harness/NOTES.md). The harness's own teardown test starts nodes of its own, so
+    // it is a project without global setup, to be run in a separate jest invocation.
+    project('realnode', {
+      globalSetup: '<rootDir>/test/realnode/harness/global-setup.mjs',
+      globalTeardown: '<rootDir>/test/realnode/harness/global-teardown.mjs',
+      testPathIgnorePatterns: ['/harness-teardown\\.test\\.ts$'],
+    }),
+    project('realnode-harness', {
+      roots: ['<rootDir>/test/realnode'],
+      testMatch: ['**/harness-teardown.test.ts'],
+    }),
   ],
 };

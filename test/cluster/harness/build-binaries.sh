@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
 # Build (or reuse from a cache outside the repository) the binaries the cluster
 # test harness needs: kube-apiserver, kube-controller-manager, kube-scheduler,
-# kubectl, etcd, kwok, kwokctl, helm -- and optionally a moto[server] venv.
+# kubectl, etcd, kwok, kwokctl, helm -- and optionally a moto[server] venv and
+# the real-node pieces (kubelet, kube-proxy, kube-router, local-path-provisioner,
+# coredns, pause).
 #
 # Everything is built from source through the Go module proxy (no release
 # downloads). See NOTES.md next to this script for timings and background.
 #
 # Usage: build-binaries.sh [--out FILE] [--only LIST] [--moto] [--force] [-h]
 #   --out FILE   also write the KEY=/abs/path lines (see below) to FILE
-#   --only LIST  comma-separated subset of: kubernetes,etcd,kwok,helm,moto
+#   --only LIST  comma-separated subset of: kubernetes,etcd,kwok,helm,moto,
+#                node,kube-router,local-path-provisioner,coredns,pause
 #                (default: kubernetes,etcd,kwok,helm)
 #   --moto       add moto to the selection
+#   --real-node  add node,kube-router,local-path-provisioner,coredns,pause
 #   --force      rebuild the selected pieces even if the cache looks valid
 #
 # stdout: one KEY=/absolute/path line per binary (KUBE_APISERVER,
 # KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER, KUBECTL, ETCD, KWOK, KWOKCTL, HELM,
-# MOTO_SERVER) plus TOOLS_PATH=<bin dirs joined by ':'>. Progress goes to stderr.
+# MOTO_SERVER, KUBELET, KUBE_PROXY, KUBE_ROUTER, LOCAL_PATH_PROVISIONER, COREDNS,
+# PAUSE) plus TOOLS_PATH=<bin dirs joined by ':'>. Progress goes to stderr.
 #
 # Cache: ${AGENTRY_TOOLS_CACHE:-$HOME/.cache/agentry-tools}/<tool>-<version>/bin/
 # A cache entry is trusted only if every binary exists and its --version output
@@ -29,6 +34,10 @@ ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"   # go.etcd.io/etcd/server/v3
 KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"    # sigs.k8s.io/kwok
 HELM_VERSION="${HELM_VERSION:-v3.22.0}"   # helm.sh/helm/v3
 MOTO_VERSION="${MOTO_VERSION:-5.2.5}"     # PyPI moto[server]
+KUBE_ROUTER_VERSION="${KUBE_ROUTER_VERSION:-v2.1.0}"                        # github.com/cloudnativelabs/kube-router/v2
+LOCAL_PATH_PROVISIONER_VERSION="${LOCAL_PATH_PROVISIONER_VERSION:-v0.0.30}" # github.com/rancher/local-path-provisioner
+COREDNS_VERSION="${COREDNS_VERSION:-v1.15.0}"                               # github.com/coredns/coredns
+# kubelet, kube-proxy and pause follow K8S_VERSION.
 
 CACHE="${AGENTRY_TOOLS_CACHE:-$HOME/.cache/agentry-tools}"
 GO="${GO:-go}"
@@ -53,6 +62,7 @@ while [[ $# -gt 0 ]]; do
     --only) ONLY="${2:?--only needs a list}"; shift 2 ;;
     --only=*) ONLY="${1#*=}"; shift ;;
     --moto) ONLY="${ONLY},moto"; shift ;;
+    --real-node) ONLY="${ONLY},node,kube-router,local-path-provisioner,coredns,pause"; shift ;;
     --force) FORCE=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage; die "unknown argument: $1" ;;
@@ -60,7 +70,7 @@ while [[ $# -gt 0 ]]; do
 done
 selected() { [[ ",${ONLY}," == *",$1,"* ]]; }
 for p in ${ONLY//,/ }; do
-  case "$p" in kubernetes|etcd|kwok|helm|moto) ;; *) die "unknown piece in --only: $p" ;; esac
+  case "$p" in kubernetes|etcd|kwok|helm|moto|node|kube-router|local-path-provisioner|coredns|pause) ;; *) die "unknown piece in --only: $p" ;; esac
 done
 
 mkdir -p "$CACHE/.tmp"
@@ -140,29 +150,37 @@ timed() { # timed <label> <cmd...>: run, log wall time
 }
 
 # ---- kubernetes (kube-apiserver, kube-controller-manager, kube-scheduler, kubectl)
-k8s_check() { # k8s_check <bindir>
-  local d="$1" b
-  for b in kube-apiserver kube-controller-manager kube-scheduler; do
-    version_ok "$d/$b" "Kubernetes ${K8S_VERSION}" --version || return 1
+# k8s_check <bindir> <binary...>: each binary reports K8S_VERSION (kubectl via `version --client`)
+k8s_check() {
+  local d="$1" b; shift
+  for b in "$@"; do
+    if [[ "$b" == kubectl ]]; then
+      version_ok "$d/kubectl" "Client Version: ${K8S_VERSION}" version --client || return 1
+    else
+      version_ok "$d/$b" "Kubernetes ${K8S_VERSION}" --version || return 1
+    fi
   done
-  version_ok "$d/kubectl" "Client Version: ${K8S_VERSION}" version --client || return 1
 }
 
-build_kubernetes() {
-  local final="$CACHE/kubernetes-${K8S_VERSION}" minor patch
+# k8s_build <cache dir name> <cmd...>: builds k8s.io/kubernetes/cmd/<cmd> for each cmd through one
+# wrapper module (kubernetes' own go.mod replaces its staging modules with ./staging paths, which
+# `go install @version` refuses), unless the cache already holds them at K8S_VERSION. Prints the bin dir.
+k8s_build() {
+  local name="$1"; shift
+  local final="$CACHE/${name}-${K8S_VERSION}" minor patch
   [[ "$K8S_VERSION" =~ ^v1\.([0-9]+)\.([0-9]+)$ ]] || die "K8S_VERSION must look like v1.Y.Z, got $K8S_VERSION"
   minor="${BASH_REMATCH[1]}"; patch="${BASH_REMATCH[2]}"
   local staging_version="v0.${minor}.${patch}"
 
-  if [[ $FORCE == 0 ]] && k8s_check "$final/bin"; then
-    log "kubernetes ${K8S_VERSION}: cached at $final"
+  if [[ $FORCE == 0 ]] && k8s_check "$final/bin" "$@"; then
+    log "${name} ${K8S_VERSION}: cached at $final"
   else
-    log "kubernetes ${K8S_VERSION}: building (staging modules at ${staging_version})"
+    log "${name} ${K8S_VERSION}: building $* (staging modules at ${staging_version})"
     local gomod info w
     gomod="$(mod_download "k8s.io/kubernetes@${K8S_VERSION}" GoMod)"
     info="$(mod_download "k8s.io/kubernetes@${K8S_VERSION}" Info)"
     [[ -f "$gomod" ]] || die "no go.mod for k8s.io/kubernetes@${K8S_VERSION}"
-    w="$(new_tmp "kubernetes-${K8S_VERSION}")"
+    w="$(new_tmp "${name}-${K8S_VERSION}")"
     mkdir -p "$w/src" "$w/bin"
 
     # Staging modules = every `replace k8s.io/x => ./staging/...` in kubernetes' go.mod
@@ -179,7 +197,7 @@ build_kubernetes() {
         for (i = 1; i < n; i++) if (f[i] == "=>") { if (f[i+1] ~ /^\.\/staging\//) print f[1]; break }
       }' "$gomod")"
     [[ -n "$staging" ]] || die "found no ./staging replace directives in $gomod"
-    log "kubernetes: $(wc -l <<<"$staging" | tr -d ' ') staging modules: $(tr '\n' ' ' <<<"$staging")"
+    log "${name}: $(wc -l <<<"$staging" | tr -d ' ') staging modules: $(tr '\n' ' ' <<<"$staging")"
 
     local goline godebug
     goline="$(awk '$1 == "go" { print $2; exit }' "$gomod")"
@@ -192,11 +210,10 @@ build_kubernetes() {
       printf ')\n'
     } >"$w/src/go.mod"
 
-    local pkgs=(k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
-                k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl)
-    local getargs=() p
+    local pkgs=() getargs=() c p
+    for c in "$@"; do pkgs+=("k8s.io/kubernetes/cmd/$c"); done
     for p in "${pkgs[@]}"; do getargs+=("${p}@${K8S_VERSION}"); done
-    (cd "$w/src" && timed "kubernetes: go get" "$GO" get "${getargs[@]}") >&2
+    (cd "$w/src" && timed "${name}: go get" "$GO" get "${getargs[@]}") >&2
 
     # Same as hack/lib/version.sh + hack/lib/golang.sh (non-debug build).
     local date ldflags="-s -w" pkgpath
@@ -205,17 +222,30 @@ build_kubernetes() {
       ldflags+=" -X ${pkgpath}.gitVersion=${K8S_VERSION} -X ${pkgpath}.gitMajor=1 -X ${pkgpath}.gitMinor=${minor}"
       [[ -n "$date" ]] && ldflags+=" -X ${pkgpath}.buildDate=${date}"
     done
-    (cd "$w/src" && timed "kubernetes: go build" "$GO" build -p "$GO_BUILD_P" -trimpath \
+    (cd "$w/src" && timed "${name}: go build" "$GO" build -p "$GO_BUILD_P" -trimpath \
         -tags selinux,notest,grpcnotrace -ldflags "$ldflags" -o "$w/bin/" "${pkgs[@]}") >&2
-    k8s_check "$w/bin" || die "freshly built kubernetes binaries do not report ${K8S_VERSION}"
+    k8s_check "$w/bin" "$@" || die "freshly built ${name} binaries do not report ${K8S_VERSION}"
     rm -rf "$w/src"
     install_dir "$w" "$final"
   fi
-  add_result KUBE_APISERVER "$final/bin/kube-apiserver"
-  add_result KUBE_CONTROLLER_MANAGER "$final/bin/kube-controller-manager"
-  add_result KUBE_SCHEDULER "$final/bin/kube-scheduler"
-  add_result KUBECTL "$final/bin/kubectl"
   add_bindir "$final/bin"
+}
+
+build_kubernetes() {
+  k8s_build kubernetes kube-apiserver kube-controller-manager kube-scheduler kubectl
+  local bin="$CACHE/kubernetes-${K8S_VERSION}/bin"
+  add_result KUBE_APISERVER "$bin/kube-apiserver"
+  add_result KUBE_CONTROLLER_MANAGER "$bin/kube-controller-manager"
+  add_result KUBE_SCHEDULER "$bin/kube-scheduler"
+  add_result KUBECTL "$bin/kubectl"
+}
+
+# ---- node (kubelet, kube-proxy): the same wrapper module, a cache entry of its own ---------
+build_node() {
+  k8s_build kubernetes-node kubelet kube-proxy
+  local bin="$CACHE/kubernetes-node-${K8S_VERSION}/bin"
+  add_result KUBELET "$bin/kubelet"
+  add_result KUBE_PROXY "$bin/kube-proxy"
 }
 
 # ---- etcd ----------------------------------------------------------------------
@@ -333,6 +363,80 @@ build_moto() {
   add_bindir "$final/venv/bin"
 }
 
+# ---- real-node pieces built with plain `go install pkg@version` ---------------------
+# (their modules have no replace directives; checked with `go mod download -json`)
+# go_install_piece <cache name> <version> <check fn> <ldflags> <pkg@version>: builds into the cache
+# unless `<check fn> <bindir>` already accepts it; prints nothing, the caller adds results.
+go_install_piece() {
+  local name="$1" version="$2" check="$3" ldflags="$4" pkg="$5"
+  local final="$CACHE/${name}-${version}"
+  if [[ $FORCE == 0 ]] && "$check" "$final/bin"; then
+    log "${name} ${version}: cached at $final"
+  else
+    log "${name} ${version}: building"
+    local w; w="$(new_tmp "${name}-${version}")"
+    mkdir -p "$w/bin"
+    (cd "$w" && timed "${name}: go install" env GOBIN="$w/bin" "$GO" install -p "$GO_BUILD_P" -trimpath \
+        -ldflags "$ldflags" "$pkg") >&2
+    "$check" "$w/bin" || die "freshly built ${name} does not report ${version}"
+    install_dir "$w" "$final"
+  fi
+  add_bindir "$final/bin"
+}
+
+# "Running <path> version v2.1.0, built on <date>, go1.x": the version sits mid-line.
+kube_router_check() {
+  [[ -x "$1/kube-router" ]] && "$1/kube-router" --version 2>&1 | grep -qF " version ${KUBE_ROUTER_VERSION}, "
+}
+build_kube_router() {
+  go_install_piece kube-router "$KUBE_ROUTER_VERSION" kube_router_check \
+    "-s -w -X github.com/cloudnativelabs/kube-router/v2/pkg/version.Version=${KUBE_ROUTER_VERSION} -X github.com/cloudnativelabs/kube-router/v2/pkg/version.BuildDate=${KUBE_ROUTER_VERSION}" \
+    "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@${KUBE_ROUTER_VERSION}"
+  add_result KUBE_ROUTER "$CACHE/kube-router-${KUBE_ROUTER_VERSION}/bin/kube-router"
+}
+
+local_path_provisioner_check() {
+  version_ok "$1/local-path-provisioner" "local-path-provisioner version ${LOCAL_PATH_PROVISIONER_VERSION}" --version
+}
+build_local_path_provisioner() {
+  # scripts/build in the module sets main.VERSION the same way.
+  go_install_piece local-path-provisioner "$LOCAL_PATH_PROVISIONER_VERSION" local_path_provisioner_check \
+    "-s -w -X main.VERSION=${LOCAL_PATH_PROVISIONER_VERSION}" \
+    "github.com/rancher/local-path-provisioner@${LOCAL_PATH_PROVISIONER_VERSION}"
+  add_result LOCAL_PATH_PROVISIONER "$CACHE/local-path-provisioner-${LOCAL_PATH_PROVISIONER_VERSION}/bin/local-path-provisioner"
+}
+
+coredns_check() { version_ok "$1/coredns" "CoreDNS-${COREDNS_VERSION#v}" -version; }
+build_coredns() {
+  # The version is a source constant; GitCommit is unknown without a checkout: record the tag.
+  go_install_piece coredns "$COREDNS_VERSION" coredns_check \
+    "-s -w -X github.com/coredns/coredns/coremain.GitCommit=${COREDNS_VERSION}" \
+    "github.com/coredns/coredns@${COREDNS_VERSION}"
+  add_result COREDNS "$CACHE/coredns-${COREDNS_VERSION}/bin/coredns"
+}
+
+# ---- pause: Kubernetes' own build/pause/linux/pause.c, static, like its Makefile ------
+pause_tag() { awk '$1 == "TAG" && $2 == "?=" { print $3; exit }' "$1/build/pause/Makefile"; }
+build_pause() {
+  local final="$CACHE/pause-${K8S_VERSION}" dir tag
+  command -v "${CC:-gcc}" >/dev/null 2>&1 || die "the pause binary needs a C compiler (apt-get install gcc libc6-dev)"
+  dir="$(mod_download "k8s.io/kubernetes@${K8S_VERSION}" Dir)"
+  tag="$(pause_tag "$dir")"
+  [[ -n "$tag" ]] || die "cannot find the pause TAG in $dir/build/pause/Makefile"
+  if [[ $FORCE == 0 ]] && version_ok "$final/bin/pause" "pause.c v${tag}-${K8S_VERSION}" -v; then
+    log "pause ${tag}: cached at $final"
+  else
+    log "pause ${tag}: compiling $dir/build/pause/linux/pause.c"
+    local w; w="$(new_tmp "pause-${K8S_VERSION}")"
+    mkdir -p "$w/bin"
+    "${CC:-gcc}" -Os -Wall -Werror -static "-DVERSION=v${tag}-${K8S_VERSION}" \
+      -o "$w/bin/pause" "$dir/build/pause/linux/pause.c" >&2
+    version_ok "$w/bin/pause" "pause.c v${tag}-${K8S_VERSION}" -v || die "freshly built pause does not run"
+    install_dir "$w" "$final"
+  fi
+  add_result PAUSE "$final/bin/pause"
+}
+
 # ---- main ------------------------------------------------------------------------
 command -v "$GO" >/dev/null 2>&1 || die "go not found (GO=$GO)"
 selected kubernetes && build_kubernetes
@@ -340,6 +444,11 @@ selected etcd && build_etcd
 selected kwok && build_kwok
 selected helm && build_helm
 selected moto && build_moto
+selected node && build_node
+selected kube-router && build_kube_router
+selected local-path-provisioner && build_local_path_provisioner
+selected coredns && build_coredns
+selected pause && build_pause
 
 tools_path="$(IFS=:; printf '%s' "${BIN_DIRS[*]}")"
 RESULTS+=("TOOLS_PATH=${tools_path}")

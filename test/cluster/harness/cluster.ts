@@ -15,7 +15,7 @@ const FIXTURES = 'test/cluster/fixtures';
 const KWOK_VERSION = process.env.KWOK_VERSION ?? 'v0.8.0';
 
 /** What a running harness left on disk, so that a later run (or teardown) can find and stop it. */
-const StateSchema = z.object({
+export const ClusterStateSchema = z.object({
   ownerPid: z.number().int(),
   name: z.string(),
   workdir: z.string(),
@@ -25,7 +25,7 @@ const StateSchema = z.object({
   motoPid: z.number().int().optional(),
   motoUrl: z.string().optional(),
 });
-export type ClusterState = z.infer<typeof StateSchema>;
+export type ClusterState = z.infer<typeof ClusterStateSchema>;
 
 export interface Cluster extends ClusterState {
   tools: Tools;
@@ -40,7 +40,7 @@ export const CLUSTER_ENV = 'AGENTRY_TEST_CLUSTER';
 
 export function clusterStateFromEnv(value: string | undefined): ClusterState | undefined {
   if (value === undefined) return undefined;
-  return StateSchema.parse(JSON.parse(value));
+  return ClusterStateSchema.parse(JSON.parse(value));
 }
 
 function kwokEnv(state: Pick<ClusterState, 'workdir' | 'toolsPath'>): NodeJS.ProcessEnv {
@@ -109,7 +109,12 @@ export const kubectlFlags = (state: Pick<ClusterState, 'kubeconfig' | 'workdir'>
   join(state.workdir, 'kubectl-cache'),
 ];
 
-async function kubectl(state: ClusterState, args: string[], input?: string): Promise<string> {
+/** kubectl (the harness's own build) against a harness cluster. */
+export async function kubectl(
+  state: Pick<ClusterState, 'kubeconfig' | 'workdir' | 'toolsPath'>,
+  args: string[],
+  input?: string,
+): Promise<string> {
   return run('kubectl', [...kubectlFlags(state), ...args], {
     env: kwokEnv(state),
     ...(input === undefined ? {} : { input }),
@@ -173,12 +178,19 @@ async function installFixtures(state: ClusterState): Promise<void> {
   await rm(join(state.workdir, 'kubectl-cache'), { recursive: true, force: true });
 }
 
-async function createCluster(state: ClusterState, tools: Tools): Promise<void> {
+/** The kwokctl configuration every harness cluster starts from: all listeners on loopback. */
+export const LOOPBACK_KWOKCTL_CONFIG = join(HARNESS_DIR, 'kwokctl-loopback.yaml');
+
+/** Where kwokctl keeps a cluster's PKI (ca.crt, admin.crt, admin.key) once it is created. */
+export const clusterPkiDir = (state: Pick<ClusterState, 'workdir' | 'name'>): string =>
+  join(state.workdir, 'clusters', state.name, 'pki');
+
+async function createCluster(state: ClusterState, tools: Tools, kwokctlConfig: string): Promise<void> {
   await run(
     tools.KWOKCTL,
     [
       '-c',
-      join(HARNESS_DIR, 'kwokctl-loopback.yaml'),
+      kwokctlConfig,
       'create',
       'cluster',
       '--name',
@@ -228,7 +240,7 @@ export async function reapStaleClusters(): Promise<string[]> {
     if (!entry.startsWith(WORKDIR_PREFIX)) continue;
     const workdir = join(tmpdir(), entry);
     const raw = await readFile(stateFile(workdir), 'utf8').catch(() => undefined);
-    const parsed = raw === undefined ? undefined : StateSchema.safeParse(JSON.parse(raw));
+    const parsed = raw === undefined ? undefined : ClusterStateSchema.safeParse(JSON.parse(raw));
     if (parsed?.success !== true || isAlive(parsed.data.ownerPid)) continue;
     await destroyCluster(parsed.data);
     reaped.push(parsed.data.name);
@@ -236,11 +248,20 @@ export async function reapStaleClusters(): Promise<string[]> {
   return reaped;
 }
 
+export interface StartClusterOptions {
+  /** The process whose death makes the cluster stale (default: this one). */
+  ownerPid?: number;
+  /** Binaries already built (e.g. a superset with a real node's); built here when absent. */
+  tools?: Tools;
+  /** Writes the kwokctl configuration for this cluster and returns its path (default: loopback). */
+  kwokctlConfig?: (state: ClusterState) => Promise<string>;
+}
+
 /** A KWOK cluster on loopback with Agentry's CRDs, the fake virt-controller and moto. */
-export async function startCluster(options: { ownerPid?: number } = {}): Promise<Cluster> {
+export async function startCluster(options: StartClusterOptions = {}): Promise<Cluster> {
   await reapStaleClusters();
   const workdir = await mkdtemp(join(tmpdir(), WORKDIR_PREFIX));
-  const tools = await buildTools(join(workdir, 'tools.env'));
+  const tools = options.tools ?? (await buildTools(join(workdir, 'tools.env')));
   const state: ClusterState = {
     ownerPid: options.ownerPid ?? process.pid,
     name: `agentry-${process.pid}-${Date.now().toString(36)}`,
@@ -257,7 +278,9 @@ export async function startCluster(options: { ownerPid?: number } = {}): Promise
     await destroyCluster(state);
   };
   try {
-    await createCluster(state, tools);
+    const kwokctlConfig =
+      options.kwokctlConfig === undefined ? LOOPBACK_KWOKCTL_CONFIG : await options.kwokctlConfig(state);
+    await createCluster(state, tools, kwokctlConfig);
     const moto = await startMoto(tools, workdir);
     Object.assign(state, { motoPid: moto.pid, motoUrl: moto.url });
     await writeFile(stateFile(workdir), JSON.stringify(state));

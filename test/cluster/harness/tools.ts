@@ -22,6 +22,17 @@ export const ToolsSchema = z.object({
 });
 export type Tools = z.infer<typeof ToolsSchema>;
 
+/** What `build-binaries.sh --real-node` adds: the binaries of a real node beside the KWOK ones. */
+export const RealNodeToolsSchema = ToolsSchema.extend({
+  KUBELET: z.string(),
+  KUBE_PROXY: z.string(),
+  KUBE_ROUTER: z.string(),
+  LOCAL_PATH_PROVISIONER: z.string(),
+  COREDNS: z.string(),
+  PAUSE: z.string(),
+});
+export type RealNodeTools = z.infer<typeof RealNodeToolsSchema>;
+
 export class HarnessError extends Error {
   override name = 'HarnessError';
 }
@@ -34,32 +45,46 @@ async function requireCommand(command: string, advice: string, env: NodeJS.Proce
   }
 }
 
-/**
- * Builds the control-plane binaries from Go modules, or reuses them from the cache outside the
- * repository (a cold build takes ~15 minutes on 2 cores, a warm one about a second).
- */
-export async function buildTools(outFile: string, env: NodeJS.ProcessEnv = process.env): Promise<Tools> {
+async function runBuildScript(outFile: string, extraArgs: string[], env: NodeJS.ProcessEnv): Promise<string[]> {
   await requireCommand(
     'go',
     'install Go 1.26 or newer (Debian: apt-get install golang-go; or https://go.dev/dl)',
     env,
   );
   const exitCode = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn('bash', [`${HARNESS_DIR}/build-binaries.sh`, '--moto', '--out', outFile], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env,
-    });
+    const child = spawn(
+      'bash',
+      [`${HARNESS_DIR}/build-binaries.sh`, '--moto', ...extraArgs, '--out', outFile],
+      { stdio: ['ignore', 'ignore', 'inherit'], env },
+    );
     child.once('error', reject);
     child.once('exit', resolve);
   });
   if (exitCode !== 0) {
     throw new HarnessError(
-      `build-binaries.sh failed (exit ${String(exitCode)}); it needs Go 1.26+, python3 with venv (apt-get install python3-venv) and the Go module proxy and PyPI`,
+      `build-binaries.sh failed (exit ${String(exitCode)}); it needs Go 1.26+, python3 with venv (apt-get install python3-venv) and the Go module proxy and PyPI${extraArgs.length > 0 ? ', and gcc with a static libc (apt-get install gcc libc6-dev) for the pause binary' : ''}`,
     );
   }
-  const lines = (await readFile(outFile, 'utf8')).split('\n').filter((line) => line.includes('='));
-  const entries = lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]);
-  return ToolsSchema.parse(Object.fromEntries(entries));
+  return (await readFile(outFile, 'utf8')).split('\n').filter((line) => line.includes('='));
+}
+
+const linesToEntries = (lines: string[]): Record<string, string> =>
+  Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+
+/**
+ * Builds the control-plane binaries from Go modules, or reuses them from the cache outside the
+ * repository (a cold build takes ~15 minutes on 2 cores, a warm one about a second).
+ */
+export async function buildTools(outFile: string, env: NodeJS.ProcessEnv = process.env): Promise<Tools> {
+  return ToolsSchema.parse(linesToEntries(await runBuildScript(outFile, [], env)));
+}
+
+/** The control plane plus a real node's binaries (kubelet, kube-proxy, kube-router, …). */
+export async function buildRealNodeTools(
+  outFile: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RealNodeTools> {
+  return RealNodeToolsSchema.parse(linesToEntries(await runBuildScript(outFile, ['--real-node'], env)));
 }
 
 /** Runs a command to completion, failing with its stderr. */

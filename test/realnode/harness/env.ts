@@ -1,0 +1,37 @@
+// How global setup hands the running real node to the test workers (an environment variable).
+import { z } from 'zod';
+import { ClusterStateSchema } from '../../cluster/harness/cluster.js';
+import { RealNodeStateSchema } from './layout.js';
+import type { RealNode } from './node.js';
+
+export const REAL_NODE_ENV = 'AGENTRY_TEST_REAL_NODE';
+
+/** What tests get: the node's state plus the facts they address it by. */
+export const RealNodeEnvSchema = RealNodeStateSchema.extend({
+  cluster: ClusterStateSchema.extend({ motoUrl: z.string() }),
+  kubeconfig: z.string(),
+  nodeName: z.string(),
+  nodeIp: z.string(),
+  podCidr: z.string(),
+  containerdSocket: z.string(),
+  /** moto as pods reach it (the node address, forwarded to moto on loopback). */
+  inClusterMotoUrl: z.string(),
+  nodeReadyMs: z.number(),
+});
+export type RealNodeEnv = z.infer<typeof RealNodeEnvSchema>;
+
+export function toEnvState(node: RealNode): RealNodeEnv {
+  return RealNodeEnvSchema.parse({
+    ...node,
+    kubeconfig: node.cluster.kubeconfig,
+    nodeName: node.nodeName,
+    nodeIp: node.nodeIp,
+    podCidr: node.podCidr,
+    containerdSocket: node.paths.containerdSocket,
+  });
+}
+
+export function realNodeFromEnv(value: string | undefined): RealNodeEnv | undefined {
+  if (value === undefined) return undefined;
+  return RealNodeEnvSchema.parse(JSON.parse(value));
+}

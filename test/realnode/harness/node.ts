@@ -1,0 +1,184 @@
+// A real node beside KWOK's fake ones: containerd, kubelet, kube-proxy, kube-router, CoreDNS and
+// local-path-provisioner on this machine, joined to a harness cluster (see NOTES.md next to this file).
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { kubectl, startCluster } from '../../cluster/harness/cluster.js';
+import type { ClusterState } from '../../cluster/harness/cluster.js';
+import { HarnessError, buildRealNodeTools } from '../../cluster/harness/tools.js';
+import type { RealNodeTools } from '../../cluster/harness/tools.js';
+import {
+  localPathObjects,
+  startCoreDns,
+  startForwarder,
+  startKubeRouter,
+  startLocalPathProvisioner,
+} from './addons.js';
+import { importImage, startContainerd } from './containerd.js';
+import { requireHost, takeBaseline } from './host.js';
+import { buildNodeImages } from './images.js';
+import { startKubeProxy, startKubelet } from './kubelet.js';
+import { writeKwokctlConfig } from './kwokctl-config.js';
+import { NODE_IP, NODE_NAME, POD_CIDR, RealNodeStateSchema, WORKDIR_PREFIX, nodePaths } from './layout.js';
+import type { NodePaths, RealNodeState } from './layout.js';
+import { acquireNodeLock, holdsNodeLock, releaseNodeLock } from './lock.js';
+import { setUpNetwork } from './network.js';
+import { isAlive } from './processes.js';
+import { destroyRealNode } from './teardown.js';
+
+export interface RealNode extends RealNodeState {
+  cluster: ClusterState;
+  paths: NodePaths;
+  nodeName: string;
+  nodeIp: string;
+  podCidr: string;
+  /** Where pods reach moto (S3/SQS): the node address, forwarded to moto on loopback. */
+  inClusterMotoUrl: string;
+  /** Milliseconds from the kubelet's start to the node's Ready condition. */
+  nodeReadyMs: number;
+  /** Stops everything and restores the machine; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export interface StartRealNodeOptions {
+  ownerPid?: number;
+  /**
+   * Image archives (docker-archive or OCI tars) to import into the node's containerd before the
+   * kubelet starts. The integrator's images/build.sh output goes here.
+   */
+  imageArchives?: string[];
+}
+
+async function saveState(state: RealNodeState): Promise<void> {
+  await writeFile(nodePaths(state.workdir).state, JSON.stringify(state));
+}
+
+/** Records a daemon's pid at once, so that a kill -9 right after still finds it. */
+async function track(state: RealNodeState, name: string, start: Promise<number>): Promise<void> {
+  state.pids.push({ name, pid: await start });
+  await saveState(state);
+}
+
+const portOf = (url: string): number => Number(new URL(url).port);
+
+async function apiserverUrl(cluster: ClusterState): Promise<string> {
+  return (await kubectl(cluster, ['config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}'])).trim();
+}
+
+async function waitForNode(cluster: ClusterState): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (!(await kubectl(cluster, ['get', 'node', NODE_NAME]).then(
+    () => true,
+    () => false,
+  ))) {
+    if (Date.now() > deadline) throw new HarnessError(`node ${NODE_NAME} never registered`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  await kubectl(cluster, ['wait', '--for=condition=Ready', '--timeout=120s', `node/${NODE_NAME}`]);
+}
+
+async function startNodeComponents(
+  state: RealNodeState,
+  cluster: ClusterState,
+  tools: RealNodeTools,
+): Promise<number> {
+  const paths = nodePaths(state.workdir);
+  if (cluster.motoUrl !== undefined) await track(state, 'forward-moto', startForwarder(paths, 'moto', portOf(cluster.motoUrl)));
+  const server = await apiserverUrl(cluster);
+  await track(state, 'forward-apiserver', startForwarder(paths, 'apiserver', portOf(server)));
+  const kubeletStarted = Date.now();
+  await track(state, 'kubelet', startKubelet(paths, cluster, tools.KUBELET));
+  await waitForNode(cluster);
+  const nodeReadyMs = Date.now() - kubeletStarted;
+  // No controller allocates node CIDRs here; kube-router reads the node's.
+  await kubectl(cluster, ['patch', 'node', NODE_NAME, '--type=merge', '-p', JSON.stringify({ spec: { podCIDR: POD_CIDR, podCIDRs: [POD_CIDR] } })]);
+  await track(state, 'kube-proxy', startKubeProxy(paths, cluster, tools.KUBE_PROXY));
+  await track(state, 'kube-router', startKubeRouter(paths, cluster, tools.KUBE_ROUTER));
+  await track(state, 'coredns', startCoreDns(paths, cluster, tools.COREDNS));
+  await kubectl(cluster, ['apply', '-f', '-'], localPathObjects());
+  await track(state, 'local-path-provisioner', startLocalPathProvisioner(paths, cluster, tools.LOCAL_PATH_PROVISIONER));
+  return nodeReadyMs;
+}
+
+/** Starts the cluster and the real node; on failure tears everything down and rethrows. */
+export async function startRealNode(options: StartRealNodeOptions = {}): Promise<RealNode> {
+  await requireHost();
+  await acquireNodeLock();
+  await reapStaleRealNodes();
+  const ownerPid = options.ownerPid ?? process.pid;
+  const workdir = await mkdtemp(join(tmpdir(), WORKDIR_PREFIX));
+  const paths = nodePaths(workdir);
+  const state: RealNodeState = { ownerPid, workdir, baseline: await takeBaseline(), pids: [] };
+  await saveState(state);
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    await destroyRealNode(state);
+  };
+  try {
+    const tools = await buildRealNodeTools(join(workdir, 'tools.env'));
+    Object.assign(state, { kubeProxy: tools.KUBE_PROXY, kubeRouter: tools.KUBE_ROUTER });
+    await setUpNetwork(paths, state.baseline.uplink);
+    const archives = await buildNodeImages(paths, tools.PAUSE);
+    await track(state, 'containerd', startContainerd(paths));
+    for (const archive of [...archives, ...(options.imageArchives ?? [])]) {
+      await importImage(paths.containerdSocket, archive);
+    }
+    const cluster = await startCluster({
+      ownerPid,
+      tools,
+      kwokctlConfig: (clusterState) => writeKwokctlConfig(paths.kwokctlConfig, clusterState),
+    });
+    state.cluster = {
+      ownerPid: cluster.ownerPid,
+      name: cluster.name,
+      workdir: cluster.workdir,
+      kubeconfig: cluster.kubeconfig,
+      kwokctl: cluster.kwokctl,
+      toolsPath: cluster.toolsPath,
+      motoPid: cluster.motoPid,
+      motoUrl: cluster.motoUrl,
+    };
+    await saveState(state);
+    const nodeReadyMs = await startNodeComponents(state, state.cluster, tools);
+    const motoPort = cluster.motoUrl === undefined ? 0 : portOf(cluster.motoUrl);
+    return {
+      ...state,
+      cluster: state.cluster,
+      paths,
+      nodeName: NODE_NAME,
+      nodeIp: NODE_IP,
+      podCidr: POD_CIDR,
+      inClusterMotoUrl: `http://${NODE_IP}:${motoPort}`,
+      nodeReadyMs,
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Finds real nodes whose owner died (kill -9, a crashed CI run) and undoes them. */
+export async function reapStaleRealNodes(): Promise<string[]> {
+  // Holding the lock, no live run can be setting a node up or tearing one down meanwhile.
+  const hadLock = holdsNodeLock();
+  await acquireNodeLock();
+  const reaped: string[] = [];
+  try {
+    for (const entry of await readdir(tmpdir())) {
+      if (!entry.startsWith(WORKDIR_PREFIX)) continue;
+      const workdir = join(tmpdir(), entry);
+      const raw = await readFile(nodePaths(workdir).state, 'utf8').catch(() => undefined);
+      const parsed = raw === undefined ? undefined : RealNodeStateSchema.safeParse(JSON.parse(raw));
+      if (parsed?.success !== true || isAlive(parsed.data.ownerPid)) continue;
+      await destroyRealNode(parsed.data, { releaseLock: false });
+      reaped.push(workdir);
+    }
+  } finally {
+    if (!hadLock) await releaseNodeLock();
+  }
+  return reaped;
+}
+
