@@ -8,7 +8,11 @@ import type { NodePaths } from './layout.js';
 import { startDaemon } from './processes.js';
 
 /** kube-router as a NetworkPolicy controller only (no routing, no service proxy, no CNI). */
-export async function startKubeRouter(paths: NodePaths, cluster: ClusterState, binary: string): Promise<number> {
+export async function startKubeRouter(
+  paths: NodePaths,
+  cluster: ClusterState,
+  binary: string,
+): Promise<number> {
   return startDaemon(
     'kube-router',
     binary,
@@ -103,7 +107,9 @@ export async function startLocalPathProvisioner(
 ): Promise<number> {
   await writeFile(
     paths.localPathConfig,
-    JSON.stringify({ nodePathMap: [{ node: 'DEFAULT_PATH_FOR_NON_LISTED_NODES', paths: [paths.localPathStorage] }] }),
+    JSON.stringify({
+      nodePathMap: [{ node: 'DEFAULT_PATH_FOR_NON_LISTED_NODES', paths: [paths.localPathStorage] }],
+    }),
   );
   await writeFile(
     paths.localPathHelperPod,

@@ -17,7 +17,9 @@ export async function mountsUnder(roots: string[]): Promise<string[]> {
     .split('\n')
     .map((line) => unescapeMountPath(line.split(' ')[4] ?? ''))
     .filter((point) => roots.some((root) => point === root || point.startsWith(`${root}/`)));
-  return [...new Set(points)].sort((a, b) => b.split('/').length - a.split('/').length || b.length - a.length);
+  return [...new Set(points)].sort(
+    (a, b) => b.split('/').length - a.split('/').length || b.length - a.length,
+  );
 }
 
 /** Unmounts everything under `roots`, deepest first, until nothing is left (stacked mounts). */

@@ -11,7 +11,7 @@ import { sleep, startDaemon } from './processes.js';
 const K8S_NAMESPACE = 'k8s.io';
 
 function config(paths: NodePaths): string {
-  const cri = '[plugins."io.containerd.grpc.v1.cri"]';
+  const cri = 'plugins."io.containerd.grpc.v1.cri"';
   return `version = 2
 root = "${paths.containerdRoot}"
 state = "${paths.containerdState}"
@@ -29,7 +29,7 @@ state = "${paths.containerdState}"
 [plugins."io.containerd.internal.v1.opt"]
   path = "${join(paths.containerdRoot, 'opt')}"
 
-${cri}
+[${cri}]
   sandbox_image = "${PAUSE_IMAGE}"
   # Required here: without CAP_SYS_RESOURCE every pod fails with "can't get final child's PID from pipe".
   restrict_oom_score_adj = true
@@ -37,15 +37,17 @@ ${cri}
   stream_server_address = "127.0.0.1"
   stream_server_port = "0"
   disable_apparmor = true
-  ${cri}.containerd]
+  [${cri}.containerd]
     snapshotter = "overlayfs"
     default_runtime_name = "runc"
-    ${cri}.containerd.runtimes.runc]
+    [${cri}.containerd.runtimes.runc]
       runtime_type = "io.containerd.runc.v2"
-      ${cri}.containerd.runtimes.runc.options]
+      [${cri}.containerd.runtimes.runc.options]
         BinaryName = "/usr/sbin/runc"
         SystemdCgroup = false
-  ${cri}.cni]
+        # runc's state; the shim's default is /run/containerd/runc.
+        Root = "${join(paths.containerdState, 'runc')}"
+  [${cri}.cni]
     bin_dir = "${CNI_BIN_DIR}"
     conf_dir = "${paths.cniConfDir}"
 `;
@@ -61,10 +63,12 @@ export async function startContainerd(paths: NodePaths): Promise<number> {
   await writeFile(paths.containerdConfig, config(paths));
   const pid = await startDaemon('containerd', 'containerd', ['--config', paths.containerdConfig], paths.logs);
   const deadline = Date.now() + 60_000;
-  while (!(await ctr(paths.containerdSocket, ['version'], 5_000).then(
-    () => true,
-    () => false,
-  ))) {
+  while (
+    !(await ctr(paths.containerdSocket, ['version'], 5_000).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     if (Date.now() > deadline) {
       throw new HarnessError(`containerd did not answer on its socket; see ${paths.logs}/containerd.log`);
     }

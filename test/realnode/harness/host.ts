@@ -54,7 +54,12 @@ export async function requireHost(): Promise<void> {
     );
     if (!found) missing.add('containernetworking-plugins');
   }
-  const busybox = await execFile('sh', ['-c', 'test -x "$1" && { ldd "$1" 2>&1 || true; }', 'sh', BUSYBOX]).then(
+  const busybox = await execFile('sh', [
+    '-c',
+    'test -x "$1" && { ldd "$1" 2>&1 || true; }',
+    'sh',
+    BUSYBOX,
+  ]).then(
     ({ stdout }) => (/not a dynamic executable/.test(stdout) ? 'static' : 'dynamic'),
     () => 'absent',
   );
@@ -112,7 +117,8 @@ const RouteSchema = z.array(z.object({ dev: z.string() }));
 async function uplinkInterface(): Promise<string> {
   const routes = RouteSchema.parse(JSON.parse(await run('ip', ['-j', 'route', 'show', 'default'])));
   const uplink = routes[0]?.dev;
-  if (uplink === undefined) throw new HarnessError('the machine has no default route: no uplink to fence off');
+  if (uplink === undefined)
+    throw new HarnessError('the machine has no default route: no uplink to fence off');
   return uplink;
 }
 

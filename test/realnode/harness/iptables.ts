@@ -92,6 +92,11 @@ export async function removeAddedRules(family: Family, baselineChains: string[])
 }
 
 /** Inserts (or deletes, with `-D`) one of the harness's own rules, tagged with RULE_COMMENT. */
-export async function ownRule(action: '-I' | '-D', table: string, chain: string, spec: string[]): Promise<void> {
+export async function ownRule(
+  action: '-I' | '-D',
+  table: string,
+  chain: string,
+  spec: string[],
+): Promise<void> {
   await run('iptables', ['-t', table, action, chain, ...spec, '-m', 'comment', '--comment', RULE_COMMENT]);
 }

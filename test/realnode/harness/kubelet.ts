@@ -50,7 +50,11 @@ function kubeletConfiguration(paths: NodePaths, cluster: ClusterState): unknown 
 }
 
 /** Starts the kubelet; it registers the node itself. */
-export async function startKubelet(paths: NodePaths, cluster: ClusterState, kubelet: string): Promise<number> {
+export async function startKubelet(
+  paths: NodePaths,
+  cluster: ClusterState,
+  kubelet: string,
+): Promise<number> {
   await mkdir(paths.kubeletRoot, { recursive: true });
   await mkdir(paths.podLogs, { recursive: true });
   await writeFile(paths.kubeletConfig, stringify(kubeletConfiguration(paths, cluster)));
@@ -96,7 +100,11 @@ function kubeProxyConfiguration(cluster: ClusterState): unknown {
   };
 }
 
-export async function startKubeProxy(paths: NodePaths, cluster: ClusterState, kubeProxy: string): Promise<number> {
+export async function startKubeProxy(
+  paths: NodePaths,
+  cluster: ClusterState,
+  kubeProxy: string,
+): Promise<number> {
   await writeFile(paths.kubeProxyConfig, stringify(kubeProxyConfiguration(cluster)));
   return startDaemon('kube-proxy', kubeProxy, ['--config', paths.kubeProxyConfig], paths.logs);
 }

@@ -15,7 +15,10 @@ const arg = (key: string, value: string, override = false) => ({ key, value, ove
 
 const LoopbackConfigSchema = z.looseObject({ options: z.looseObject({}) });
 
-export async function writeKwokctlConfig(path: string, cluster: Pick<ClusterState, 'workdir' | 'name'>): Promise<string> {
+export async function writeKwokctlConfig(
+  path: string,
+  cluster: Pick<ClusterState, 'workdir' | 'name'>,
+): Promise<string> {
   const loopback = LoopbackConfigSchema.parse(parse(await readFile(LOOPBACK_KWOKCTL_CONFIG, 'utf8')));
   const pki = clusterPkiDir(cluster);
   const config = {

@@ -6,14 +6,7 @@ import { z } from 'zod';
 import { run } from '../../cluster/harness/tools.js';
 import { setSysctl } from './host.js';
 import { ownRule } from './iptables.js';
-import {
-  CNI_NETWORK,
-  NODE_BRIDGE,
-  NODE_IP,
-  POD_BRIDGE,
-  POD_CIDR,
-  SERVICE_CIDR,
-} from './layout.js';
+import { CNI_NETWORK, NODE_BRIDGE, NODE_IP, POD_BRIDGE, POD_CIDR, SERVICE_CIDR } from './layout.js';
 import type { NodePaths } from './layout.js';
 
 /** The uplink fence: nothing from or to the pod and service ranges crosses the uplink interface. */
@@ -86,9 +79,11 @@ export async function tearDownNetwork(uplink: string): Promise<void> {
   }
   for (const spec of fenceRules(uplink)) {
     // Delete every copy (a crashed setup may have inserted one twice).
-    while (await ownRule('-D', 'mangle', 'FORWARD', spec).then(
-      () => true,
-      () => false,
-    ));
+    while (
+      await ownRule('-D', 'mangle', 'FORWARD', spec).then(
+        () => true,
+        () => false,
+      )
+    );
   }
 }

@@ -62,15 +62,19 @@ async function track(state: RealNodeState, name: string, start: Promise<number>)
 const portOf = (url: string): number => Number(new URL(url).port);
 
 async function apiserverUrl(cluster: ClusterState): Promise<string> {
-  return (await kubectl(cluster, ['config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}'])).trim();
+  return (
+    await kubectl(cluster, ['config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}'])
+  ).trim();
 }
 
 async function waitForNode(cluster: ClusterState): Promise<void> {
   const deadline = Date.now() + 120_000;
-  while (!(await kubectl(cluster, ['get', 'node', NODE_NAME]).then(
-    () => true,
-    () => false,
-  ))) {
+  while (
+    !(await kubectl(cluster, ['get', 'node', NODE_NAME]).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     if (Date.now() > deadline) throw new HarnessError(`node ${NODE_NAME} never registered`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
@@ -83,7 +87,8 @@ async function startNodeComponents(
   tools: RealNodeTools,
 ): Promise<number> {
   const paths = nodePaths(state.workdir);
-  if (cluster.motoUrl !== undefined) await track(state, 'forward-moto', startForwarder(paths, 'moto', portOf(cluster.motoUrl)));
+  if (cluster.motoUrl !== undefined)
+    await track(state, 'forward-moto', startForwarder(paths, 'moto', portOf(cluster.motoUrl)));
   const server = await apiserverUrl(cluster);
   await track(state, 'forward-apiserver', startForwarder(paths, 'apiserver', portOf(server)));
   const kubeletStarted = Date.now();
@@ -91,12 +96,23 @@ async function startNodeComponents(
   await waitForNode(cluster);
   const nodeReadyMs = Date.now() - kubeletStarted;
   // No controller allocates node CIDRs here; kube-router reads the node's.
-  await kubectl(cluster, ['patch', 'node', NODE_NAME, '--type=merge', '-p', JSON.stringify({ spec: { podCIDR: POD_CIDR, podCIDRs: [POD_CIDR] } })]);
+  await kubectl(cluster, [
+    'patch',
+    'node',
+    NODE_NAME,
+    '--type=merge',
+    '-p',
+    JSON.stringify({ spec: { podCIDR: POD_CIDR, podCIDRs: [POD_CIDR] } }),
+  ]);
   await track(state, 'kube-proxy', startKubeProxy(paths, cluster, tools.KUBE_PROXY));
   await track(state, 'kube-router', startKubeRouter(paths, cluster, tools.KUBE_ROUTER));
   await track(state, 'coredns', startCoreDns(paths, cluster, tools.COREDNS));
   await kubectl(cluster, ['apply', '-f', '-'], localPathObjects());
-  await track(state, 'local-path-provisioner', startLocalPathProvisioner(paths, cluster, tools.LOCAL_PATH_PROVISIONER));
+  await track(
+    state,
+    'local-path-provisioner',
+    startLocalPathProvisioner(paths, cluster, tools.LOCAL_PATH_PROVISIONER),
+  );
   return nodeReadyMs;
 }
 
@@ -181,4 +197,3 @@ export async function reapStaleRealNodes(): Promise<string[]> {
   }
   return reaped;
 }
-

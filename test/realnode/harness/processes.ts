@@ -45,6 +45,11 @@ export async function startDaemon(
   }
 }
 
+/** Alive and not a zombie. */
+export async function isRunning(pid: number): Promise<boolean> {
+  return isAlive(pid) && !(await isZombie(pid));
+}
+
 /** SIGTERM, then SIGKILL after the grace period; resolves when the process is gone. */
 export async function stopProcess(pid: number, graceMs = 10_000): Promise<void> {
   const gone = async (): Promise<boolean> => !isAlive(pid) || (await isZombie(pid));
