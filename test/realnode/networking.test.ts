@@ -26,9 +26,9 @@ async function httpBody(url: string): Promise<string | undefined> {
   }
 }
 
-/** wget from inside a pod; undefined when the request fails. */
-function wgetFromPod(namespace: string, pod: string, url: string): Promise<string | undefined> {
-  return exec(namespace, pod, ['wget', '-q', '-T', '3', '-O', '-', url]).then(
+/** An HTTP GET from inside a pod (the image's agentry-probe); undefined when the request fails. */
+function getFromPod(namespace: string, pod: string, url: string): Promise<string | undefined> {
+  return exec(namespace, pod, ['agentry-probe', '-timeout', '3s', url]).then(
     (body) => body.trim(),
     () => undefined,
   );
@@ -63,21 +63,21 @@ describe('networking on the real node', () => {
 
   it('resolves a Service name from inside a pod on the real node', async () => {
     const url = `http://web.${namespace}.svc:${PORT}/`;
-    expect(await eventually('service name resolves', () => wgetFromPod(namespace, 'client', url))).toBe(
+    expect(await eventually('service name resolves', () => getFromPod(namespace, 'client', url))).toBe(
       'hello-web',
     );
   }, 60_000);
 
   it('reaches the kube-apiserver with its service-account token through the kubernetes Service from the real node', async () => {
+    // In-cluster configuration: the Service's ClusterIP from the environment, verified against the
+    // service-account CA (so the apiserver certificate must name that IP).
+    const secrets = '/var/run/secrets/kubernetes.io/serviceaccount';
     const review = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
-    const script = [
-      'TOKEN=$(cat /var/run/secrets/kubernetes.io/serviceaccount/token)',
-      `wget -q -T 5 --no-check-certificate -O - --header "Authorization: Bearer $TOKEN" --header "Content-Type: application/json" --post-data '${review}' https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT/apis/authentication.k8s.io/v1/selfsubjectreviews`,
-    ].join('\n');
+    const script = `exec agentry-probe -ca ${secrets}/ca.crt -token ${secrets}/token -post '${review}' https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT/apis/authentication.k8s.io/v1/selfsubjectreviews`;
     const body = await eventually('apiserver answers', () =>
       exec(namespace, 'client', ['sh', '-c', script]).catch(() => undefined),
     );
-    expect(body).toContain(`system:serviceaccount:${namespace}:default`);
+    expect(body).toContain(`"username":"system:serviceaccount:${namespace}:default"`);
     const host = await exec(namespace, 'client', ['sh', '-c', 'echo $KUBERNETES_SERVICE_HOST']);
     expect(host.trim()).toBe(
       (
@@ -93,7 +93,7 @@ describe('networking on the real node', () => {
       namespace,
     );
     const url = `http://${guardedIp}:${PORT}/`;
-    expect(await eventually('guarded answers', () => wgetFromPod(namespace, 'client', url))).toBe('guarded');
+    expect(await eventually('guarded answers', () => getFromPod(namespace, 'client', url))).toBe('guarded');
     await kubectl(
       ['apply', '-f', '-'],
       JSON.stringify({
@@ -104,7 +104,7 @@ describe('networking on the real node', () => {
       }),
     );
     await eventually('policy enforced', async () =>
-      (await wgetFromPod(namespace, 'client', url)) === undefined ? true : undefined,
+      (await getFromPod(namespace, 'client', url)) === undefined ? true : undefined,
     );
     // Still serving: the policy, not the server, stops the client.
     expect(

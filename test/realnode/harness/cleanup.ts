@@ -66,6 +66,7 @@ async function isStaleSocket(path: string): Promise<boolean> {
 
 /** What our node may have added to one tracked host path, and whether it may go. */
 async function cleanHostPath(path: string, before: string[] | null): Promise<void> {
+  if (path === '/var/lib/cni') await removeCniCache(path, before === null);
   const now = await readdir(path).catch(() => null);
   if (now === null) return;
   const added = now.filter((entry) => before?.includes(entry) !== true);
@@ -83,8 +84,6 @@ async function cleanHostPath(path: string, before: string[] | null): Promise<voi
         await run('umount', [full]).catch(() => undefined);
         await rm(full, { force: true });
       }
-    } else if (path === '/var/lib/cni') {
-      await removeCniCache(full);
     } else if (before === null) {
       await removeTree(full);
     }
@@ -92,15 +91,20 @@ async function cleanHostPath(path: string, before: string[] | null): Promise<voi
   if (before === null) await rmdir(path).catch(() => undefined);
 }
 
-/** libcni's result cache: only our network's entries, and directories it leaves empty. */
-async function removeCniCache(dir: string): Promise<void> {
+/**
+ * libcni's result cache: our network's entries and those of the CRI's loopback network (only our
+ * containerd uses CNI here), and the directories that leaves empty.
+ */
+async function removeCniCache(dir: string, removeIfEmpty = true): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
     const full = join(dir, entry.name);
     if (entry.isDirectory()) await removeCniCache(full);
-    else if (entry.name.includes(CNI_NETWORK)) await rm(full, { force: true });
+    else if (entry.name.startsWith(`${CNI_NETWORK}-`) || entry.name.startsWith('cni-loopback-')) {
+      await rm(full, { force: true });
+    }
   }
-  await rmdir(dir).catch(() => undefined);
+  if (removeIfEmpty) await rmdir(dir).catch(() => undefined);
 }
 
 /** Restores every tracked host path to what the baseline lists (removing only what is ours). */

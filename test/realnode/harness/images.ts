@@ -51,7 +51,17 @@ async function pauseRootfs(dir: string, pauseBinary: string): Promise<void> {
   await chmod(join(dir, 'pause'), 0o755);
 }
 
-/** busybox plus a link per applet in /bin, and the directories a shell expects. */
+/** The test image's HTTP client (see probe/main.go for why busybox's wget will not do). */
+export const PROBE = '/bin/agentry-probe';
+const PROBE_SOURCE = 'test/realnode/harness/probe';
+
+async function buildProbe(output: string): Promise<void> {
+  await run('go', ['-C', PROBE_SOURCE, 'build', '-trimpath', '-ldflags', '-s -w', '-o', output, '.'], {
+    env: { ...process.env, CGO_ENABLED: '0', GOTOOLCHAIN: 'local' },
+  });
+}
+
+/** busybox plus a link per applet in /bin, the probe, and the directories a shell expects. */
 async function busyboxRootfs(dir: string): Promise<void> {
   await mkdir(join(dir, 'bin'), { recursive: true });
   for (const empty of ['tmp', 'etc', 'root', 'var', 'proc', 'sys', 'dev']) {
@@ -64,6 +74,7 @@ async function busyboxRootfs(dir: string): Promise<void> {
   for (const applet of applets) {
     if (applet !== 'busybox') await symlink('busybox', join(dir, 'bin', applet));
   }
+  await buildProbe(join(dir, PROBE));
 }
 
 /** Builds both images; returns their docker-archive paths, ready for `ctr images import`. */

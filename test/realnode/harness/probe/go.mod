@@ -1,0 +1,3 @@
+module agentry.local/realnode-probe
+
+go 1.26
