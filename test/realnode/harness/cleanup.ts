@@ -64,6 +64,9 @@ async function isStaleSocket(path: string): Promise<boolean> {
   });
 }
 
+/** Directories of sockets: a new entry goes only once nobody listens on it. */
+const SOCKET_DIRS = ['/run/containerd/s', '/var/lib/kubelet/device-plugins'];
+
 /** What our node may have added to one tracked host path, and whether it may go. */
 async function cleanHostPath(path: string, before: string[] | null): Promise<void> {
   if (path === '/var/lib/cni') await removeCniCache(path, before === null);
@@ -76,7 +79,7 @@ async function cleanHostPath(path: string, before: string[] | null): Promise<voi
   }
   for (const entry of added) {
     const full = join(path, entry);
-    if (path === '/run/containerd/s') {
+    if (SOCKET_DIRS.includes(path)) {
       if (await isStaleSocket(full)) await unlink(full).catch(() => undefined);
     } else if (path === '/var/run/netns') {
       // containerd 1.6 pins pod network namespaces here (cni-<uuid>), whatever its configuration.

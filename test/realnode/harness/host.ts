@@ -91,7 +91,8 @@ const SYSCTLS = [
 
 /**
  * Paths outside the workdir that containerd 1.6, libcni or the kubelet create regardless of their
- * configuration (netns mounts, shim sockets, CNI cache, log symlinks, QoS cgroups).
+ * configuration (netns mounts, shim sockets, CNI cache, log symlinks, device-plugin socket, QoS
+ * cgroups). buildah's shared blob-info cache (/var/lib/containers/cache) is left as it is.
  */
 export async function hostPathsToTrack(): Promise<string[]> {
   const hierarchies = await readdir('/sys/fs/cgroup').catch(() => []);
@@ -102,6 +103,9 @@ export async function hostPathsToTrack(): Promise<string[]> {
     '/var/lib/cni',
     '/var/log/containers',
     '/var/log/pods',
+    // The device-plugin socket's directory is a constant of the kubelet, not under --root-dir.
+    '/var/lib/kubelet/device-plugins',
+    '/var/lib/kubelet',
     ...hierarchies.map((hierarchy) => `/sys/fs/cgroup/${hierarchy}/kubepods`),
   ];
 }
