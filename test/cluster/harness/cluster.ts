@@ -27,6 +27,9 @@ export const ClusterStateSchema = z.object({
 });
 export type ClusterState = z.infer<typeof ClusterStateSchema>;
 
+/** The state part of a started cluster (what a state file or an environment variable carries). */
+export const clusterStateOf = (cluster: ClusterState): ClusterState => ClusterStateSchema.parse(cluster);
+
 export interface Cluster extends ClusterState {
   tools: Tools;
   /** Deletes the cluster and stops moto; safe to call twice. */

@@ -1,20 +1,10 @@
 // Jest global setup of the cluster project: a real control plane for the tests (see cluster.ts).
-import { CLUSTER_ENV, destroyCluster, startCluster } from './cluster.js';
-import type { ClusterState } from './cluster.js';
+import { CLUSTER_ENV, clusterStateOf, destroyCluster, startCluster } from './cluster.js';
 
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   const cluster = await startCluster();
-  const state: ClusterState = {
-    ownerPid: cluster.ownerPid,
-    name: cluster.name,
-    workdir: cluster.workdir,
-    kubeconfig: cluster.kubeconfig,
-    kwokctl: cluster.kwokctl,
-    toolsPath: cluster.toolsPath,
-    motoPid: cluster.motoPid,
-    motoUrl: cluster.motoUrl,
-  };
+  const state = clusterStateOf(cluster);
   // Workers start after global setup and inherit the environment: this is how tests find the cluster.
   process.env[CLUSTER_ENV] = JSON.stringify(state);
   process.stderr.write(

@@ -45,7 +45,11 @@ async function requireCommand(command: string, advice: string, env: NodeJS.Proce
   }
 }
 
-async function runBuildScript(outFile: string, extraArgs: string[], env: NodeJS.ProcessEnv): Promise<string[]> {
+async function runBuildScript(
+  outFile: string,
+  extraArgs: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<string[]> {
   await requireCommand(
     'go',
     'install Go 1.26 or newer (Debian: apt-get install golang-go; or https://go.dev/dl)',
@@ -69,7 +73,9 @@ async function runBuildScript(outFile: string, extraArgs: string[], env: NodeJS.
 }
 
 const linesToEntries = (lines: string[]): Record<string, string> =>
-  Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+  Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
 
 /**
  * Builds the control-plane binaries from Go modules, or reuses them from the cache outside the

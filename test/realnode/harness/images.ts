@@ -82,26 +82,26 @@ export async function buildNodeImages(paths: NodePaths, pauseBinary: string): Pr
   const staging = join(paths.images, 'rootfs');
   await pauseRootfs(join(staging, 'pause'), pauseBinary);
   await busyboxRootfs(join(staging, 'busybox'));
-  const archives = [
-    await buildArchive(
-      paths,
+  const images: [ImageSpec, string][] = [
+    [
       {
         name: PAUSE_IMAGE,
         rootfs: join(staging, 'pause'),
         config: ['--entrypoint', '["/pause"]', '--user', '65535:65535'],
       },
       'pause.tar',
-    ),
-    await buildArchive(
-      paths,
+    ],
+    [
       {
         name: BUSYBOX_IMAGE,
         rootfs: join(staging, 'busybox'),
         config: ['--cmd', '["sh"]', '--env', 'PATH=/bin'],
       },
       'busybox.tar',
-    ),
+    ],
   ];
+  const archives: string[] = [];
+  for (const [spec, file] of images) archives.push(await buildArchive(paths, spec, file));
   await rm(staging, { recursive: true, force: true });
   // The archives are all containerd needs; buildah's own storage would only take disk space.
   await rm(paths.buildah, { recursive: true, force: true });

@@ -3,7 +3,7 @@
 import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { kubectl, startCluster } from '../../cluster/harness/cluster.js';
+import { clusterStateOf, kubectl, startCluster } from '../../cluster/harness/cluster.js';
 import type { ClusterState } from '../../cluster/harness/cluster.js';
 import { HarnessError, buildRealNodeTools } from '../../cluster/harness/tools.js';
 import type { RealNodeTools } from '../../cluster/harness/tools.js';
@@ -146,16 +146,7 @@ export async function startRealNode(options: StartRealNodeOptions = {}): Promise
       tools,
       kwokctlConfig: (clusterState) => writeKwokctlConfig(paths.kwokctlConfig, clusterState),
     });
-    state.cluster = {
-      ownerPid: cluster.ownerPid,
-      name: cluster.name,
-      workdir: cluster.workdir,
-      kubeconfig: cluster.kubeconfig,
-      kwokctl: cluster.kwokctl,
-      toolsPath: cluster.toolsPath,
-      motoPid: cluster.motoPid,
-      motoUrl: cluster.motoUrl,
-    };
+    state.cluster = clusterStateOf(cluster);
     await saveState(state);
     const nodeReadyMs = await startNodeComponents(state, state.cluster, tools);
     const motoPort = cluster.motoUrl === undefined ? 0 : portOf(cluster.motoUrl);
