@@ -1,13 +1,14 @@
 // The real-node harness itself: stopping a node, or reaping one whose owner was killed with
 // kill -9, leaves no bridge, veth, iptables rule, mount, sysctl change or process behind.
 // Runs in the realnode-harness project (no global node: one real node per machine).
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { kubectl } from '../cluster/harness/cluster.js';
 import type { ClusterState } from '../cluster/harness/cluster.js';
+import { REAL_NODE_ENV } from './harness/env.js';
 import { leftovers, veths } from './harness/leftovers.js';
 import { RealNodeStateSchema, nodePaths } from './harness/layout.js';
 import { mountsUnder } from './harness/cleanup.js';
@@ -47,7 +48,18 @@ async function startNodeInChild(): Promise<{ kill: () => Promise<void>; workdir:
   throw new Error('start-node.ts exited before its node was ready');
 }
 
+/** One real node per machine: the realnode project's global node would hold the lock until the end. */
+function requireNoGlobalNode(): void {
+  if (process.env[REAL_NODE_ENV] !== undefined) {
+    throw new Error(
+      'the realnode project started a real node in this jest run; run the harness teardown tests in a jest run of their own: npm run test:realnode-harness',
+    );
+  }
+}
+
 describe('real node harness teardown', () => {
+  beforeAll(requireNoGlobalNode);
+
   it('leaves no bridge, veth, iptables rule, mount or process behind when a real node stops', async () => {
     const vethsBefore = await veths();
     const node = await startRealNode();
