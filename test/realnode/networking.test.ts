@@ -1,12 +1,12 @@
 // The pod network of the real node: pod IPs, ClusterIPs (kube-proxy), Service names (CoreDNS),
 // the kube-apiserver through the `kubernetes` Service, and NetworkPolicy (kube-router).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { eventually } from '../cluster/support.js';
 import {
   busyboxPod,
   clusterIpService,
   createNamespace,
   deleteNamespace,
+  eventually,
   exec,
   kubectl,
   runPod,

@@ -1,23 +1,31 @@
-// What the real-node tests share: the release the global setup installed with helm, an API client
-// that talks to it only through its Service (as any client in the cluster would), and kubectl.
+// What the real-node tests share: the running node (its global setup's state), kubectl against its
+// cluster, image import into its containerd and pod helpers; and, once global setup has installed
+// Agentry with helm (install-agentry.ts), an API client that talks to the release only through its
+// Service, as any client in the cluster would.
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { readTaskStream } from '../support/sse.js';
 import type { StreamRead } from '../support/sse.js';
+import { kubectlFlags } from '../cluster/harness/cluster.js';
 import { run } from '../cluster/harness/tools.js';
+import { containerIds, importImage as importIntoContainerd } from './harness/containerd.js';
+import { REAL_NODE_ENV, RealNodeEnvSchema } from './harness/env.js';
+import type { RealNodeEnv } from './harness/env.js';
+import { BUSYBOX_IMAGE, REAL_NODE_LABEL } from './harness/layout.js';
 
-/** The environment variable through which the global setup tells test workers about the release. */
-export const DEPLOYMENT_ENV = 'AGENTRY_TEST_REAL_NODE';
+export { BUSYBOX_IMAGE };
 
-export const RealNodeDeploymentSchema = z.object({
-  kubeconfig: z.string(),
-  toolsPath: z.string(),
-  workdir: z.string(),
-  nodeName: z.string(),
-  nodeIp: z.string(),
-  podCidr: z.string(),
-  containerdSocket: z.string(),
-  motoHostUrl: z.string(),
-  motoPodUrl: z.string(),
+/** The node global setup started; a test outside the realnode project has none and fails loudly. */
+export function testRealNode(): RealNodeEnv {
+  const raw = process.env[REAL_NODE_ENV];
+  if (raw === undefined) {
+    throw new Error('no real node: run the realnode project (npm run test:realnode), which starts one');
+  }
+  return RealNodeEnvSchema.parse(JSON.parse(raw));
+}
+
+/** The node plus the Agentry release installed on it (same environment variable, more fields). */
+export const RealNodeDeploymentSchema = RealNodeEnvSchema.extend({
   release: z.string(),
   namespace: z.string(),
   org: z.string(),
@@ -30,15 +38,16 @@ export const RealNodeDeploymentSchema = z.object({
 export type RealNodeDeployment = z.infer<typeof RealNodeDeploymentSchema>;
 
 export function deployment(): RealNodeDeployment {
-  const raw = process.env[DEPLOYMENT_ENV];
+  const raw = process.env[REAL_NODE_ENV];
   if (raw === undefined) throw new Error('no real-node deployment: run the realnode jest project');
   return RealNodeDeploymentSchema.parse(JSON.parse(raw));
 }
 
+/** kubectl (the harness's own build) against the real node's cluster. */
 export function kubectl(args: string[], input?: string): Promise<string> {
-  const d = deployment();
-  return run('kubectl', ['--kubeconfig', d.kubeconfig, ...args], {
-    env: { ...process.env, PATH: `${d.toolsPath}:${process.env.PATH ?? ''}` },
+  const node = testRealNode();
+  return run('kubectl', [...kubectlFlags(node.cluster), ...args], {
+    env: { ...process.env, PATH: `${node.toolsPath}:${process.env.PATH ?? ''}` },
     timeoutMs: 120_000,
     ...(input === undefined ? {} : { input }),
   });
@@ -190,4 +199,74 @@ export async function objectNames(kind: string, namespace: string, selector: str
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line !== '');
+}
+
+/** Imports a docker-archive or OCI tar into the node's containerd (`ctr -n k8s.io images import`). */
+export function importImage(archivePath: string): Promise<void> {
+  return importIntoContainerd(testRealNode().containerdSocket, archivePath);
+}
+
+/** Container ids in the node's containerd (`ctr -n k8s.io containers ls`). */
+export function nodeContainerIds(): Promise<string[]> {
+  return containerIds(testRealNode().containerdSocket);
+}
+
+export async function createNamespace(prefix: string): Promise<string> {
+  const name = `${prefix}-${randomBytes(4).toString('hex')}`;
+  await kubectl(['create', 'namespace', name]);
+  return name;
+}
+
+export async function deleteNamespace(name: string): Promise<void> {
+  await kubectl(['delete', 'namespace', name, '--wait=false']);
+}
+
+/** A busybox pod pinned to the real node, running `script` with sh. */
+export function busyboxPod(
+  name: string,
+  namespace: string,
+  script: string,
+  extra: { labels?: Record<string, string>; volumes?: unknown[]; volumeMounts?: unknown[] } = {},
+): string {
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace, labels: extra.labels ?? { app: name } },
+    spec: {
+      nodeSelector: { [REAL_NODE_LABEL]: 'true' },
+      terminationGracePeriodSeconds: 0,
+      containers: [
+        {
+          name: 'main',
+          image: BUSYBOX_IMAGE,
+          imagePullPolicy: 'Never',
+          command: ['sh', '-c', script],
+          volumeMounts: extra.volumeMounts ?? [],
+        },
+      ],
+      volumes: extra.volumes ?? [],
+    },
+  });
+}
+
+/** Applies a pod and waits until it is Ready; returns its pod IP. */
+export async function runPod(manifest: string, name: string, namespace: string): Promise<string> {
+  await kubectl(['apply', '-f', '-'], manifest);
+  await kubectl(['wait', '--for=condition=Ready', '--timeout=120s', '-n', namespace, `pod/${name}`]);
+  return (await kubectl(['get', 'pod', name, '-n', namespace, '-o', 'jsonpath={.status.podIP}'])).trim();
+}
+
+/** Runs a command in a pod's container and returns its output. */
+export function exec(namespace: string, pod: string, command: string[]): Promise<string> {
+  return kubectl(['exec', '-n', namespace, pod, '--', ...command]);
+}
+
+/** A ClusterIP Service in front of pods labelled app=<selector>. */
+export function clusterIpService(name: string, namespace: string, selector: string, port: number): string {
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace },
+    spec: { selector: { app: selector }, ports: [{ port, targetPort: port }] },
+  });
 }

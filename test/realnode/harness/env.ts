@@ -6,16 +6,22 @@ import type { RealNode } from './node.js';
 
 export const REAL_NODE_ENV = 'AGENTRY_TEST_REAL_NODE';
 
-/** What tests get: the node's state plus the facts they address it by. */
+/**
+ * What tests get: the node's state plus the facts they address it by. Global setup may add more
+ * (the helm release of install-agentry.ts: see RealNodeDeploymentSchema in ../support.ts).
+ */
 export const RealNodeEnvSchema = RealNodeStateSchema.extend({
   cluster: ClusterStateSchema.extend({ motoUrl: z.string() }),
   kubeconfig: z.string(),
+  toolsPath: z.string(),
   nodeName: z.string(),
   nodeIp: z.string(),
   podCidr: z.string(),
   containerdSocket: z.string(),
+  /** moto as the host reaches it (loopback). */
+  motoHostUrl: z.string(),
   /** moto as pods reach it (the node address, forwarded to moto on loopback). */
-  inClusterMotoUrl: z.string(),
+  motoPodUrl: z.string(),
   nodeReadyMs: z.number(),
 });
 export type RealNodeEnv = z.infer<typeof RealNodeEnvSchema>;
@@ -24,6 +30,7 @@ export function toEnvState(node: RealNode): RealNodeEnv {
   return RealNodeEnvSchema.parse({
     ...node,
     kubeconfig: node.cluster.kubeconfig,
+    toolsPath: node.cluster.toolsPath,
     nodeName: node.nodeName,
     nodeIp: node.nodeIp,
     podCidr: node.podCidr,

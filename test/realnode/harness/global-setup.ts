@@ -4,8 +4,10 @@ import { startRealNode } from './node.js';
 import { destroyRealNode } from './teardown.js';
 
 /**
- * Image archives for the node's containerd, colon-separated. The integrator's images/build.sh
- * (docker-archive tars of our images) plugs in here, e.g. by exporting its output paths.
+ * Image archives for the node's containerd, colon-separated: where images/build.sh's docker-archive
+ * tars of our images come in. With them imported, installAgentry(toEnvState(node), images) from
+ * ./install-agentry.js installs the release; merge its result into the environment state below so
+ * that deployment() in ../support.ts finds it (the *-on-the-real-node tests need it).
  */
 const IMAGE_ARCHIVES_ENV = 'AGENTRY_REALNODE_IMAGE_ARCHIVES';
 

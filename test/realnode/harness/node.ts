@@ -32,8 +32,10 @@ export interface RealNode extends RealNodeState {
   nodeName: string;
   nodeIp: string;
   podCidr: string;
-  /** Where pods reach moto (S3/SQS): the node address, forwarded to moto on loopback. */
-  inClusterMotoUrl: string;
+  /** moto (S3/SQS) as the host reaches it: loopback. */
+  motoHostUrl: string;
+  /** moto as pods reach it: the node address, forwarded to moto on loopback. */
+  motoPodUrl: string;
   /** Milliseconds from the kubelet's start to the node's Ready condition. */
   nodeReadyMs: number;
   /** Stops everything and restores the machine; safe to call twice. */
@@ -157,7 +159,8 @@ export async function startRealNode(options: StartRealNodeOptions = {}): Promise
       nodeName: NODE_NAME,
       nodeIp: NODE_IP,
       podCidr: POD_CIDR,
-      inClusterMotoUrl: `http://${NODE_IP}:${motoPort}`,
+      motoHostUrl: cluster.motoUrl ?? '',
+      motoPodUrl: `http://${NODE_IP}:${motoPort}`,
       nodeReadyMs,
       stop,
     };
