@@ -35,25 +35,37 @@ function parseSave(text: string): SavedTable[] {
   return tables;
 }
 
-async function save(family: Family): Promise<SavedTable[]> {
-  return parseSave(await run(SAVE[family], []).catch(() => ''));
-}
+const saveText = (family: Family): Promise<string> => run(SAVE[family], []).catch(() => '');
 
 /** `table chain` for every chain that exists now. */
 export async function snapshotChains(family: Family): Promise<string[]> {
-  return (await save(family)).flatMap(({ table, chains }) => chains.map((chain) => `${table} ${chain}`));
+  return parseSave(await saveText(family)).flatMap(({ table, chains }) =>
+    chains.map((chain) => `${table} ${chain}`),
+  );
 }
 
-/** The rules the harness added or the node components left, as `table: rule` lines. */
-export async function leftoverRules(family: Family, baselineChains: string[]): Promise<string[]> {
-  return (await save(family)).flatMap(({ table, chains, rules }) => {
-    const added = new Set(
-      chains.filter((chain) => isNodeComponentChain(chain) && !baselineChains.includes(`${table} ${chain}`)),
+/** In one table: the harness's rules and those in or jumping to new KUBE- chains, and those chains. */
+export interface TableRemovals {
+  table: string;
+  /** `-D CHAIN …` lines for iptables-restore (rules outside the removed chains). */
+  deletions: string[];
+  chains: string[];
+}
+
+/**
+ * What to remove, from `iptables-save` output and the chains that existed before the node. Rules of
+ * other programs (chains the baseline had, or without our tag or a jump to a new KUBE- chain) stay.
+ */
+export function plannedRemovals(saved: string, baselineChains: string[]): TableRemovals[] {
+  return parseSave(saved).flatMap(({ table, chains, rules }) => {
+    const added = chains.filter(
+      (chain) => isNodeComponentChain(chain) && !baselineChains.includes(`${table} ${chain}`),
     );
-    return [
-      ...rules.filter((rule) => isOurs(rule, added)).map((rule) => `${table}: ${rule}`),
-      ...[...added].map((chain) => `${table}: chain ${chain}`),
-    ];
+    const addedSet = new Set(added);
+    const deletions = rules
+      .filter((rule) => !addedSet.has(rule.split(' ')[1] ?? '') && isOurs(rule, addedSet))
+      .map((rule) => `-D ${rule.slice(3)}`);
+    return deletions.length === 0 && added.length === 0 ? [] : [{ table, deletions, chains: added }];
   });
 }
 
@@ -65,29 +77,28 @@ function isOurs(rule: string, addedChains: Set<string>): boolean {
   return target !== undefined && addedChains.has(target);
 }
 
+/** What teardown would still remove, as `table: …` lines (empty after a good teardown). */
+export async function leftoverRules(family: Family, baselineChains: string[]): Promise<string[]> {
+  return plannedRemovals(await saveText(family), baselineChains).flatMap(({ table, deletions, chains }) => [
+    ...deletions.map((rule) => `${table}: ${rule}`),
+    ...chains.map((chain) => `${table}: chain ${chain}`),
+  ]);
+}
+
 /**
  * Deletes the harness's rules and every KUBE- chain (with the rules jumping to it) that was not there
  * before the node: what `kube-proxy --cleanup` and kube-router's cleanup miss, and the kubelet's canaries.
  */
 export async function removeAddedRules(family: Family, baselineChains: string[]): Promise<void> {
-  const script: string[] = [];
-  for (const { table, chains, rules } of await save(family)) {
-    const added = chains.filter(
-      (chain) => isNodeComponentChain(chain) && !baselineChains.includes(`${table} ${chain}`),
-    );
-    const addedSet = new Set(added);
-    const deletions = rules
-      .filter((rule) => !addedSet.has(rule.split(' ')[1] ?? '') && isOurs(rule, addedSet))
-      .map((rule) => `-D ${rule.slice(3)}`);
-    if (deletions.length === 0 && added.length === 0) continue;
-    script.push(
+  const script = plannedRemovals(await saveText(family), baselineChains).flatMap(
+    ({ table, deletions, chains }) => [
       `*${table}`,
       ...deletions,
-      ...added.map((chain) => `-F ${chain}`),
-      ...added.map((chain) => `-X ${chain}`),
+      ...chains.map((chain) => `-F ${chain}`),
+      ...chains.map((chain) => `-X ${chain}`),
       'COMMIT',
-    );
-  }
+    ],
+  );
   if (script.length > 0) await run(RESTORE[family], ['--noflush'], { input: `${script.join('\n')}\n` });
 }
 
