@@ -35,7 +35,7 @@ describe('a workspace that cannot start on the real node', () => {
     expect(ws.provisionError).toMatch(/ErrImagePull|ImagePullBackOff/);
     expect(ws.provisionError).toContain(image);
     expect(ws.provisionError).toContain('spec.resources.image');
-  });
+  }, 300_000);
 
   it('reports error saying the image needs `agentry` when the container cannot run it', async () => {
     // The pause image exists on the node but has no `agentry` to run.
@@ -43,5 +43,5 @@ describe('a workspace that cannot start on the real node', () => {
     const ws = await waitForWorkspace(await applyWorkspace(image), 'error', 180_000);
     expect(ws.provisionError).toMatch(/RunContainerError|CrashLoopBackOff|CreateContainerError/);
     expect(ws.provisionError).toContain('agentry');
-  });
+  }, 300_000);
 });

@@ -57,5 +57,5 @@ describe('the context lake on the real node', () => {
     expect(lakePods).toHaveLength(1);
     expect(lakePods[0]?.spec.nodeName).toBe(d.nodeName);
     expect(lakePods[0]?.status?.phase).toBe('Running');
-  });
+  }, 300_000);
 });

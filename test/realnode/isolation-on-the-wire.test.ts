@@ -229,7 +229,7 @@ describe('isolation on the wire, NetworkPolicy enforced by kube-router', () => {
     });
     const seen = outcomes(streamText(stream));
     expect(seen).toEqual(Object.fromEntries(targets.map((t) => [t.name, 'closed'])));
-  });
+  }, 300_000);
 
   it('the same targets not fenced by their own ingress policy answer a Pod that no workspace policy covers', async () => {
     const seen = await probeFromPod(OUTSIDER, 'default', targets);
@@ -243,7 +243,7 @@ describe('isolation on the wire, NetworkPolicy enforced by kube-router', () => {
       'other-runner-service': 'closed',
       'other-lake-pod': 'closed',
     });
-  });
+  }, 300_000);
 
   it('runners and lakes admit a Pod of the control namespace carrying the API server label', async () => {
     const d = deployment();
@@ -257,10 +257,10 @@ describe('isolation on the wire, NetworkPolicy enforced by kube-router', () => {
       'other-runner-service': 'open',
       'other-lake-pod': 'open',
     });
-  });
+  }, 300_000);
 
   it('the API server reaches the runner: a prompt in the victim workspace streams through it', async () => {
     const task = await createTask({ workspaceId: victimWorkspace, prompt: 'echo reachable' });
     expect(streamText(await streamTask(task.id))).toContain('reachable');
-  });
+  }, 300_000);
 });

@@ -91,5 +91,5 @@ describe('operator failover on the real node', () => {
       return Promise.resolve(names.has('task.running') && names.has('task.completed') ? names : undefined);
     });
     expect(events.has('task.failed')).toBe(false);
-  });
+  }, 300_000);
 });

@@ -40,7 +40,7 @@ describe('a shell task on the real node', () => {
     expect(stream.done?.status).toBe('completed');
     const seqs = stream.events.map((event) => event.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-  });
+  }, 300_000);
 
   it('runs a follow-up in the same /code', async () => {
     const res = await api(`/v1/tasks/${taskId}/prompts`, {
@@ -54,7 +54,7 @@ describe('a shell task on the real node', () => {
     const text = streamText(stream);
     expect(text).toContain('a report');
     expect(text).toContain('second turn');
-  });
+  }, 300_000);
 
   it('puts the artifact the prompt wrote into object storage, and the API serves it', async () => {
     const d = deployment();
@@ -77,5 +77,5 @@ describe('a shell task on the real node', () => {
     const download = await api(`/v1/workspaces/${workspaceId}/artifacts/report.txt`);
     expect(download.status).toBe(200);
     expect(download.body).toBe('a report\n');
-  });
+  }, 300_000);
 });

@@ -48,7 +48,7 @@ describe('an agent computer on the real node', () => {
       'args',
     ]);
     expect(processes).toMatch(/agentry runner/);
-  });
+  }, 300_000);
 
   it('runs a prompt that leaves a file in /code, then hibernates: the Pod is gone, the disk stays', async () => {
     const d = deployment();
@@ -64,7 +64,7 @@ describe('an agent computer on the real node', () => {
       (await pods(d.orgNamespace, selectorOf(id))).length === 0 ? true : undefined,
     );
     expect(await objectNames('pvc', d.orgNamespace, selectorOf(id))).toHaveLength(1);
-  });
+  }, 300_000);
 
   it('resumes for a new prompt, which sees the file the last one left', async () => {
     const task = await createTask({ workspaceId: id, prompt: 'cat /code/kept.txt' });
@@ -72,7 +72,7 @@ describe('an agent computer on the real node', () => {
     expect(stream.done?.status).toBe('completed');
     expect(streamText(stream)).toContain('kept');
     expect((await waitForWorkspace(id, 'ready')).status).toBe('ready');
-  });
+  }, 300_000);
 
   it('redeploys as a new Pod on the same disk when spec.restartedAt changes', async () => {
     const d = deployment();
@@ -97,7 +97,7 @@ describe('an agent computer on the real node', () => {
     await waitForWorkspace(id, 'ready');
     const task = await createTask({ workspaceId: id, prompt: 'cat /code/kept.txt' });
     expect(streamText(await streamTask(task.id))).toContain('kept');
-  });
+  }, 300_000);
 
   it('is deleted with every object made for it: Pod, disk, Service, NetworkPolicy, token Secret', async () => {
     const d = deployment();
@@ -116,5 +116,5 @@ describe('an agent computer on the real node', () => {
       120_000,
     );
     expect((await api(`/v1/agent-computers/${id}`)).status).toBe(404);
-  });
+  }, 300_000);
 });
