@@ -63,6 +63,13 @@ export interface ApiAppOptions {
   objectStore: ObjectStore;
   /** Dataset connectors this installation enables (AGENTRY_LAKE_CONNECTORS); s3 and https when omitted. */
   lakeConnectors?: ReadonlySet<Connector>;
+  /**
+   * Directories an organization's file:// datasets may read below (AGENTRY_LAKE_FILE_ROOTS, and in
+   * the embedded default its lake-files directory); none when omitted.
+   */
+  lakeFileRoots?: (namespace: string) => readonly string[];
+  /** The largest SQL answer in bytes (AGENTRY_LAKE_MAX_RESULT_BYTES; 64 MiB when omitted). */
+  lakeMaxResultBytes?: number;
   /** S3 bucket notifications of lake datasets; omitted when the installation has no SQS (AGENTRY_SQS_ENABLED). */
   notificationQueues?: NotificationQueues;
   /** Bound of POST /v1/context-lake/sql, cold start included (CONTRACT.md §8: 3 minutes; tests shorten it). */
@@ -93,6 +100,8 @@ export function apiRoutes(
     | 'logger'
     | 'metrics'
     | 'lakeConnectors'
+    | 'lakeFileRoots'
+    | 'lakeMaxResultBytes'
     | 'notificationQueues'
     | 'lakeSqlTimeoutMs'
     | 'artifactLimits'
@@ -131,6 +140,8 @@ export function apiRoutes(
       metrics: options.metrics,
       installationKey: options.installationKey,
       connectors: options.lakeConnectors ?? DEFAULT_LAKE_CONNECTORS,
+      fileRootsOf: options.lakeFileRoots ?? (() => []),
+      maxResultBytes: options.lakeMaxResultBytes,
       queues: options.notificationQueues,
       sqlTimeoutMs: options.lakeSqlTimeoutMs,
       now,

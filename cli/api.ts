@@ -35,6 +35,8 @@ export async function runApiCommand(config: Config): Promise<number> {
     version: AGENTRY_VERSION,
     isReady: () => ready,
     lakeConnectors: new Set(config.AGENTRY_LAKE_CONNECTORS),
+    lakeFileRoots: () => config.AGENTRY_LAKE_FILE_ROOTS,
+    lakeMaxResultBytes: config.AGENTRY_LAKE_MAX_RESULT_BYTES,
     artifactLimits: artifactLimitsOf(config),
     ...(notificationQueues === undefined ? {} : { notificationQueues }),
   });

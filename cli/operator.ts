@@ -8,6 +8,7 @@ import { egressWith } from '../operator/runtimes/network-policy.js';
 import type { WorkloadRuntime } from '../operator/runtimes/types.js';
 import type { Config } from '../platform/config.js';
 import { publicUrlOf } from '../platform/config.js';
+import { DEFAULT_MAX_RESULT_BYTES } from '../platform/lake-protocol.js';
 import { createLogger } from '../platform/log.js';
 import type { Logger } from '../platform/log.js';
 import { createMetricsRegistry } from '../platform/metrics.js';
@@ -40,7 +41,15 @@ function clusterRuntimes(
     },
     egress: egressWith(config.AGENTRY_WORKLOAD_EGRESS_ALLOW),
     // Context lakes: the lake server's image (pods) or VM disk (kubevirt), and what datasets may read.
-    lake: { image: config.AGENTRY_LAKE_IMAGE, connectors: config.AGENTRY_LAKE_CONNECTORS },
+    lake: {
+      image: config.AGENTRY_LAKE_IMAGE,
+      connectors: config.AGENTRY_LAKE_CONNECTORS,
+      fileRoots: config.AGENTRY_LAKE_FILE_ROOTS,
+      allowPrivateTargets: config.AGENTRY_LAKE_PRIVATE_TARGETS === 'true',
+      ...(config.AGENTRY_LAKE_MAX_RESULT_BYTES === DEFAULT_MAX_RESULT_BYTES
+        ? {}
+        : { maxResultBytes: config.AGENTRY_LAKE_MAX_RESULT_BYTES }),
+    },
   };
   const runtimes = new Map<Runtime, WorkloadRuntime>();
   if (config.AGENTRY_RUNTIMES.includes('pod'))

@@ -3,11 +3,12 @@ import type { Express } from 'express';
 import type { Server } from 'node:http';
 import { createApiApp } from '../api/app.js';
 import { ReadModel } from '../api/read-model.js';
-import { artifactLimitsOf, publicUrlOf } from '../platform/config.js';
+import { ConfigError, artifactLimitsOf, publicUrlOf } from '../platform/config.js';
 import { notificationQueuesFromConfig } from '../platform/lake-notifications/queues.js';
 import type { SqsNotificationQueues } from '../platform/lake-notifications/queues.js';
 import type { Config } from '../platform/config.js';
 import type { Connector } from '../platform/lake-config/dataset-source.js';
+import { organizationFileRoot } from '../platform/lake-config/file-roots.js';
 import { parseDuration } from '../platform/duration.js';
 import { loadExecutorCatalog } from '../platform/executor-catalog.js';
 import type { ExecutorCatalog } from '../platform/executor-catalog.js';
@@ -25,7 +26,7 @@ import { startOperator } from '../operator/operator.js';
 import type { RunningOperator } from '../operator/operator.js';
 import { ProcessRuntime } from '../operator/runtimes/process.js';
 import type { RunnerCommand } from '../operator/runtimes/process.js';
-import { resolve } from 'node:path';
+import { resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AGENTRY_VERSION } from '../platform/version.js';
 import { ensureBootstrapKey, ensureDefaultOrganization } from './bootstrap.js';
@@ -55,6 +56,38 @@ function commandOfThisProcess(program: 'runner' | 'lake'): RunnerCommand {
 /** On one machine a lake may also read local files (`file://` datasets): the embedded default enables it. */
 const embeddedLakeConnectors = (config: Config): ReadonlySet<Connector> =>
   new Set([...config.AGENTRY_LAKE_CONNECTORS, 'file']);
+
+/**
+ * Where an organization's file:// datasets may read on one machine: its own
+ * `<data dir>/lake-files/<namespace>/` and the installation's AGENTRY_LAKE_FILE_ROOTS.
+ */
+const embeddedFileRoots =
+  (config: Config) =>
+  (namespace: string): string[] => [
+    ...config.AGENTRY_LAKE_FILE_ROOTS,
+    organizationFileRoot(config.AGENTRY_DATA_DIR, namespace),
+  ];
+
+/** The data directory holds every organization's secrets: no file root may contain it. */
+function checkFileRoots(config: Config): void {
+  const dataDir = resolve(config.AGENTRY_DATA_DIR);
+  for (const root of config.AGENTRY_LAKE_FILE_ROOTS)
+    if (dataDir === root || dataDir.startsWith(root.endsWith(sep) ? root : `${root}${sep}`))
+      throw new ConfigError(
+        'AGENTRY_LAKE_FILE_ROOTS must not contain AGENTRY_DATA_DIR (it holds every organization’s secrets)',
+      );
+}
+
+/** What every lake this process starts gets, besides its own variables. */
+const embeddedLakeEnv =
+  (config: Config) =>
+  (namespace: string): Record<string, string> => ({
+    AGENTRY_LAKE_CONNECTORS: [...embeddedLakeConnectors(config)].join(','),
+    AGENTRY_LAKE_FILE_ROOTS: embeddedFileRoots(config)(namespace).join(','),
+    // One machine: S3-compatible stores and file servers on localhost are the common case.
+    AGENTRY_LAKE_PRIVATE_TARGETS: config.AGENTRY_LAKE_PRIVATE_TARGETS ?? 'true',
+    AGENTRY_LAKE_MAX_RESULT_BYTES: String(config.AGENTRY_LAKE_MAX_RESULT_BYTES),
+  });
 
 /**
  * On one machine the agent CLIs use the credentials of whoever runs `agentry serve`: each executor
@@ -92,7 +125,7 @@ async function startEmbeddedOperator(
     dataDir: config.AGENTRY_DATA_DIR,
     runnerCommand: commandOfThisProcess('runner'),
     lakeCommand: commandOfThisProcess('lake'),
-    lakeEnv: { AGENTRY_LAKE_CONNECTORS: [...embeddedLakeConnectors(config)].join(',') },
+    lakeEnv: embeddedLakeEnv(config),
     logger: logger.child({ component: 'process-runtime' }),
     env: { AGENTRY_LOG_LEVEL: config.AGENTRY_LOG_LEVEL },
     isolation: config.AGENTRY_PROCESS_ISOLATION,
@@ -122,6 +155,7 @@ async function startEmbeddedOperator(
 
 /** `agentry serve`: the embedded default — API server and operator in one process. */
 export async function serve(config: Config, announce: (line: string) => void): Promise<RunningServer> {
+  checkFileRoots(config);
   const logger = createLogger({ level: config.AGENTRY_LOG_LEVEL });
   const store = await openStore(config);
   await ensureDefaultOrganization(store);
@@ -169,6 +203,8 @@ export async function serve(config: Config, announce: (line: string) => void): P
     publicUrl,
     // The API accepts the datasets the lakes this process starts can load.
     lakeConnectors: embeddedLakeConnectors(config),
+    lakeFileRoots: embeddedFileRoots(config),
+    lakeMaxResultBytes: config.AGENTRY_LAKE_MAX_RESULT_BYTES,
     ...(notificationQueues === undefined ? {} : { notificationQueues }),
     artifactLimits: artifactLimitsOf(config),
     version: AGENTRY_VERSION,

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { DEFAULT_MAX_RESULT_BYTES } from '../platform/lake-protocol.js';
 import { ConfigError } from '../platform/config.js';
 import { parseDuration } from '../platform/duration.js';
 import type { Connector } from '../platform/lake-config/dataset-source.js';
+import { FileRootsSetting } from '../platform/lake-config/file-roots.js';
 import { defaultMemoryLimit, defaultThreads } from './resources.js';
 
 const CONNECTORS = ['s3', 'https', 'file'] as const;
@@ -58,6 +60,23 @@ export const LakeConfigSchema = z.object({
     .transform((value) => value.split(',').map((name) => name.trim()))
     .pipe(z.array(z.enum(CONNECTORS)).min(1))
     .transform((names): ReadonlySet<Connector> => new Set(names)),
+  /**
+   * Directories `file://` datasets may read below, comma separated, compared after following
+   * symbolic links; none by default (the embedded default gives each lake its organization's
+   * lake-files directory).
+   */
+  AGENTRY_LAKE_FILE_ROOTS: FileRootsSetting,
+  /** `true`: downloads (s3_endpoint, https datasets) may reach loopback and private addresses. */
+  AGENTRY_LAKE_PRIVATE_TARGETS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
+  /** The largest SQL answer, in bytes of its rows' JSON; a larger one is refused (413 result_too_large). */
+  AGENTRY_LAKE_MAX_RESULT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(DEFAULT_MAX_RESULT_BYTES),
   AGENTRY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type LakeServerConfig = z.infer<typeof LakeConfigSchema>;

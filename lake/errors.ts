@@ -29,6 +29,8 @@ export function statusOf(code: LakeErrorCode): number {
       return 401;
     case 'not_found':
       return 404;
+    case 'result_too_large':
+      return 413;
     case 'not_loaded':
       return 503;
     case 'timeout':
@@ -40,3 +42,15 @@ export const errorBody = (code: string, message: string) => ({ error: { code, me
 
 /** A message for a status or log line, whatever was thrown. */
 export const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/**
+ * An absolute path of two segments or more (`/var/lib/agentry-lake/spill`), not one inside a URL
+ * (`file:///data/x.csv`, `s3://bucket/key`) nor a division in quoted SQL (`a/b`).
+ */
+const SERVER_PATH = /(?<![\w.:/~)\]-])(?:\/[\w.@%+=,-]+){2,}\/?/g;
+
+/**
+ * DuckDB's and the system's messages may name the server's own files (the lake's directories,
+ * what a failed read looked for): clients and logs get `<path>` instead.
+ */
+export const withoutServerPaths = (message: string): string => message.replace(SERVER_PATH, '<path>');

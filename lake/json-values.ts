@@ -266,6 +266,25 @@ export class RowEncoder {
     for (let row = 0; row < count; row++) out.push(this.row(columns, row));
   }
 
+  /**
+   * Hands the chunk's rows to `take` one at a time, until it answers false. Values are read row by
+   * row, so rows past the point where `take` stops (a result grown too large) are never converted.
+   */
+  eachRow(chunk: DuckDBDataChunk, take: (row: JsonRow) => boolean): void {
+    const vectors = this.converters.map((_convert, index) => chunk.getColumnVector(index));
+    for (let index = 0; index < chunk.rowCount; index++) {
+      const row: JsonRow = {};
+      for (let column = 0; column < vectors.length; column++) {
+        const name = this.names[column] ?? `column${column}`;
+        const convert = this.converters[column];
+        const value = convert === undefined ? null : convert(vectors[column]?.getItem(index) ?? null);
+        if (this.safeNames) row[name] = value;
+        else setKey(row, name, value);
+      }
+      if (!take(row)) return;
+    }
+  }
+
   private row(columns: readonly JsonValue[][], index: number): JsonRow {
     const row: JsonRow = {};
     for (let column = 0; column < columns.length; column++) {

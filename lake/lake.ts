@@ -4,8 +4,9 @@ import type { Connector, DatasetSource } from '../platform/lake-config/dataset-s
 import type { LakeDatasetState, LakeStatus } from '../platform/lake-protocol.js';
 import type { Logger } from '../platform/log.js';
 import type { LakeEngine } from './engine.js';
-import { messageOf } from './errors.js';
+import { messageOf, withoutServerPaths } from './errors.js';
 import { loadDataset } from './load.js';
+import type { SourceContext } from './sources/index.js';
 
 /**
  * The lake's configuration and what it has loaded. Config pushes and refreshes only record what
@@ -18,6 +19,8 @@ import { loadDataset } from './load.js';
 export interface LakeOptions {
   engine: LakeEngine;
   connectors: ReadonlySet<Connector>;
+  /** File roots and the outbound policy every load obeys. */
+  sources: SourceContext;
   logger: Logger;
   now?: () => Date;
 }
@@ -36,8 +39,14 @@ export function definitionOf(dataset: Dataset): string {
   return JSON.stringify([dataset.from, params]);
 }
 
-/** Status messages stay well within the ContextLake status limit (4 KiB a message). */
-const clip = (message: string): string => (message.length > 2000 ? `${message.slice(0, 1997)}...` : message);
+/**
+ * A message for a dataset's or a view's status: no server path, and well within the ContextLake
+ * status limit (4 KiB a message).
+ */
+function clip(text: string): string {
+  const message = withoutServerPaths(text);
+  return message.length > 2000 ? `${message.slice(0, 1997)}...` : message;
+}
 
 export class Lake {
   private desired: Desired | undefined;
@@ -139,7 +148,7 @@ export class Lake {
     this.work = this.converge()
       .catch((err: unknown) => {
         this.options.logger.error(
-          { err: messageOf(err) },
+          { err: withoutServerPaths(messageOf(err)) },
           'the lake stopped loading after an unexpected error',
         );
       })
@@ -224,7 +233,7 @@ export class Lake {
     this.current = { name, definition, abort };
     const started = performance.now();
     try {
-      const rowCount = await loadDataset(this.options.engine, name, parsed.source, abort.signal);
+      const rowCount = await loadDataset(this.options.engine, name, parsed.source, this.options.sources, abort.signal);
       this.loaded.set(name, definition);
       this.datasets.set(name, { status: 'ready', rowCount, loadedAt: this.now().toISOString() });
       this.viewsStale = true;

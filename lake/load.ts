@@ -6,7 +6,7 @@ import type { LakeEngine } from './engine.js';
 import { literal } from './engine.js';
 import { messageOf } from './errors.js';
 import { SourceError, readerFor } from './sources/index.js';
-import type { SourceObject } from './sources/index.js';
+import type { SourceContext, SourceObject } from './sources/index.js';
 
 /**
  * One dataset load: download every object into a directory of its own under staging/, read the
@@ -76,8 +76,13 @@ async function eachLimited<T>(
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-async function stage(dir: string, source: DatasetSource, signal: AbortSignal): Promise<StagedFile[]> {
-  const reader = readerFor(source);
+async function stage(
+  dir: string,
+  source: DatasetSource,
+  context: SourceContext,
+  signal: AbortSignal,
+): Promise<StagedFile[]> {
+  const reader = readerFor(source, context);
   try {
     const objects = await reader.list(signal);
     const staged: StagedFile[] = [];
@@ -112,6 +117,7 @@ export async function loadDataset(
   engine: LakeEngine,
   name: string,
   source: DatasetSource,
+  context: SourceContext,
   signal: AbortSignal,
 ): Promise<number> {
   const dir = join(engine.stagingDir, `${name}-${randomUUID()}`);
@@ -119,7 +125,7 @@ export async function loadDataset(
   try {
     let files: StagedFile[];
     try {
-      files = await stage(dir, source, signal);
+      files = await stage(dir, source, context, signal);
     } catch (err) {
       if (signal.aborted) throw err;
       throw new LoadError(err instanceof SourceError ? err.message : `download failed: ${messageOf(err)}`, {

@@ -17,6 +17,7 @@ import { LakeEngine } from './engine.js';
 import { LakeError, errorBody } from './errors.js';
 import { Lake } from './lake.js';
 import { workloadRequestLog } from '../platform/workload-request-log.js';
+import { writeResult } from './result-body.js';
 import { runQuery } from './sql.js';
 
 /** The lake server's HTTP API (platform/lake-protocol.ts); every route sits behind the workload token. */
@@ -28,6 +29,8 @@ export interface LakeAppOptions {
   logger: Logger;
   rowLimit: number;
   queryTimeoutMs: number;
+  /** AGENTRY_LAKE_MAX_RESULT_BYTES: a request may ask for less, never for more. */
+  maxResultBytes: number;
 }
 
 /** Parses a body with the protocol's schema; a 400 names each problem (paths, never values). */
@@ -91,10 +94,11 @@ export function createLakeApp(options: LakeAppOptions): Express {
     lake.noteQuery();
     const result = await runQuery(engine, request.query, {
       rowLimit: request.rowLimit ?? options.rowLimit,
+      maxResultBytes: Math.min(request.maxResultBytes ?? options.maxResultBytes, options.maxResultBytes),
       timeoutMs: request.timeoutMs ?? options.queryTimeoutMs,
       signal: callerGone(res),
     });
-    res.json(result);
+    writeResult(res, result);
   });
 
   app.use((req: Request, res: Response) => {
@@ -174,7 +178,15 @@ export async function startLakeServer(
     memoryLimit: config.AGENTRY_LAKE_MEMORY_LIMIT,
     threads: config.AGENTRY_LAKE_THREADS,
   });
-  const lake = new Lake({ engine, connectors: config.AGENTRY_LAKE_CONNECTORS, logger });
+  const lake = new Lake({
+    engine,
+    connectors: config.AGENTRY_LAKE_CONNECTORS,
+    sources: {
+      fileRoots: config.AGENTRY_LAKE_FILE_ROOTS,
+      outbound: { allowPrivate: config.AGENTRY_LAKE_PRIVATE_TARGETS },
+    },
+    logger,
+  });
   const app = createLakeApp({
     token: config.AGENTRY_LAKE_TOKEN,
     lake,
@@ -182,6 +194,7 @@ export async function startLakeServer(
     logger,
     rowLimit: config.AGENTRY_LAKE_ROW_LIMIT,
     queryTimeoutMs: config.AGENTRY_LAKE_QUERY_TIMEOUT,
+    maxResultBytes: config.AGENTRY_LAKE_MAX_RESULT_BYTES,
   });
   const server = createServer(app);
   let port: number;

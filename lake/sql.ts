@@ -2,19 +2,21 @@ import { StatementType } from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBResult } from '@duckdb/node-api';
 import type { SqlResult } from '../platform/lake-protocol.js';
 import type { LakeEngine } from './engine.js';
-import { LakeError, messageOf } from './errors.js';
+import { LakeError, messageOf, withoutServerPaths } from './errors.js';
 import { RowEncoder } from './json-values.js';
-import type { JsonRow } from './json-values.js';
 
 /**
  * Runs one query on a connection of its own. Only reading statements are allowed (SELECT and
  * EXPLAIN; DESCRIBE, SHOW and SUMMARIZE are SELECTs to DuckDB): DuckDB's lockdown already stops
  * file access, this also keeps SQL from dropping or creating the lake's tables and views.
- * Results stream: at most `rowLimit + 1` rows are ever converted, whatever the query returns.
+ * Results stream: at most `rowLimit + 1` rows are ever converted, whatever the query returns, and
+ * each row becomes its JSON text at once, so that an answer past `maxResultBytes` stops there.
  */
 
 export interface QueryOptions {
   rowLimit: number;
+  /** Bytes of the rows' JSON; a larger answer is refused with result_too_large. */
+  maxResultBytes: number;
   timeoutMs: number;
   /** Aborted when the caller went away: the query is interrupted. */
   signal?: AbortSignal;
@@ -27,7 +29,8 @@ async function prepareReading(connection: DuckDBConnection, query: string) {
   try {
     statements = await connection.extractStatements(query);
   } catch (err) {
-    throw new LakeError('sql_error', messageOf(err).replace(/^Failed to extract statements: /, ''), {
+    const message = messageOf(err).replace(/^Failed to extract statements: /, '');
+    throw new LakeError('sql_error', withoutServerPaths(message), {
       cause: err,
     });
   }
@@ -39,25 +42,48 @@ async function prepareReading(connection: DuckDBConnection, query: string) {
   return prepared;
 }
 
+/** A query's answer with each row already JSON text (server.ts writes the body from the pieces). */
+export type EncodedResult = Omit<SqlResult, 'rows'> & { rowTexts: string[] };
+
+const tooLarge = (maxBytes: number, cause?: unknown): LakeError =>
+  new LakeError(
+    'result_too_large',
+    `the answer is larger than the limit of ${maxBytes} bytes (AGENTRY_LAKE_MAX_RESULT_BYTES): select fewer rows or columns`,
+    { cause },
+  );
+
 async function readRows(
   result: DuckDBResult,
-  rowLimit: number,
-): Promise<{ rows: JsonRow[]; truncated: boolean }> {
+  options: Pick<QueryOptions, 'rowLimit' | 'maxResultBytes'>,
+): Promise<{ rowTexts: string[]; truncated: boolean }> {
   const encoder = new RowEncoder(result.deduplicatedColumnNames(), result.columnTypes());
-  const rows: JsonRow[] = [];
-  let truncated = false;
-  for (;;) {
+  const rowTexts: string[] = [];
+  let bytes = 0;
+  let stop: 'truncated' | 'too large' | undefined;
+  const take = (row: Record<string, unknown>): boolean => {
+    // One row past the limit tells a result that was cut from one that fit exactly.
+    if (rowTexts.length === options.rowLimit) stop = 'truncated';
+    else {
+      const text = JSON.stringify(row);
+      bytes += Buffer.byteLength(text) + 1; // and its comma
+      if (bytes > options.maxResultBytes) stop = 'too large';
+      else rowTexts.push(text);
+    }
+    return stop === undefined;
+  };
+  while (stop === undefined) {
     const chunk = await result.fetchChunk();
     if (chunk === null || chunk.rowCount === 0) break;
-    // One row past the limit tells a result that was cut from one that fit exactly.
-    encoder.encode(chunk, rowLimit + 1 - rows.length, rows);
-    if (rows.length > rowLimit) {
-      rows.length = rowLimit;
-      truncated = true;
-      break;
+    try {
+      encoder.eachRow(chunk, take);
+    } catch (err) {
+      // A single value past what a JavaScript string can hold.
+      if (err instanceof RangeError) throw tooLarge(options.maxResultBytes, err);
+      throw err;
     }
   }
-  return { rows, truncated };
+  if (stop === 'too large') throw tooLarge(options.maxResultBytes);
+  return { rowTexts, truncated: stop === 'truncated' };
 }
 
 function columnsOf(result: DuckDBResult): SqlResult['columns'] {
@@ -65,11 +91,15 @@ function columnsOf(result: DuckDBResult): SqlResult['columns'] {
   return result.columnTypes().map((type, index) => ({ name: names[index] ?? '', type: type.toString() }));
 }
 
-export function runQuery(engine: LakeEngine, query: string, options: QueryOptions): Promise<SqlResult> {
+export function runQuery(engine: LakeEngine, query: string, options: QueryOptions): Promise<EncodedResult> {
   return engine.withConnection((connection) => runOn(connection, query, options));
 }
 
-async function runOn(connection: DuckDBConnection, query: string, options: QueryOptions): Promise<SqlResult> {
+async function runOn(
+  connection: DuckDBConnection,
+  query: string,
+  options: QueryOptions,
+): Promise<EncodedResult> {
   const started = performance.now();
   let stoppedBy: 'timeout' | 'caller' | undefined;
   const interrupt = (reason: 'timeout' | 'caller') => () => {
@@ -83,11 +113,11 @@ async function runOn(connection: DuckDBConnection, query: string, options: Query
     // The prepared statement and its result go with the connection (withConnection closes it).
     const prepared = await prepareReading(connection, query);
     const result = await prepared.stream();
-    const { rows, truncated } = await readRows(result, options.rowLimit);
+    const { rowTexts, truncated } = await readRows(result, options);
     return {
-      rows,
+      rowTexts,
       columns: columnsOf(result),
-      rowCount: rows.length,
+      rowCount: rowTexts.length,
       truncated,
       elapsedMs: Math.round((performance.now() - started) * 10) / 10,
     };
@@ -97,7 +127,7 @@ async function runOn(connection: DuckDBConnection, query: string, options: Query
         cause: err,
       });
     if (err instanceof LakeError) throw err;
-    throw new LakeError('sql_error', messageOf(err), { cause: err });
+    throw new LakeError('sql_error', withoutServerPaths(messageOf(err)), { cause: err });
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);

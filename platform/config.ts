@@ -5,6 +5,8 @@ import {
   TolerationSchema,
   jsonSetting,
 } from './workload-placement.js';
+import { DEFAULT_MAX_RESULT_BYTES } from './lake-protocol.js';
+import { FileRootsSetting } from './lake-config/file-roots.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -100,6 +102,19 @@ export const ConfigSchema = z.object({
     .default('s3,https')
     .transform((value) => value.split(',').map((connector) => connector.trim()))
     .pipe(z.array(z.enum(['s3', 'https', 'file'])).min(1)),
+  /**
+   * API and lake: directories `file://` datasets may read below, comma separated (symbolic links
+   * followed); none by default. `agentry serve` adds each organization's `<data dir>/lake-files/<namespace>/`.
+   */
+  AGENTRY_LAKE_FILE_ROOTS: FileRootsSetting,
+  /** Operator: lakes' downloads (s3_endpoint, https datasets) may reach loopback and private addresses. Default: yes on one machine (`agentry serve`), no in a cluster. */
+  AGENTRY_LAKE_PRIVATE_TARGETS: z.enum(['true', 'false']).optional(),
+  /** API and lake: the largest SQL answer in bytes (its rows as JSON); a larger one is a 413. */
+  AGENTRY_LAKE_MAX_RESULT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(DEFAULT_MAX_RESULT_BYTES),
   /** API and operator: S3 bucket notifications for context lakes arrive through one SQS queue per organization. */
   AGENTRY_SQS_ENABLED: z
     .enum(['true', 'false'])

@@ -1,12 +1,16 @@
 import { parseJson } from './json.js';
 import type { z } from 'zod';
 import {
+  DEFAULT_MAX_RESULT_BYTES,
   LakeErrorBodySchema,
   LakeStatusSchema,
   RefreshResultSchema,
   SqlResultSchema,
 } from './lake-protocol.js';
 import type { LakeConfigRequest, LakeStatus, SqlRequest, SqlResult } from './lake-protocol.js';
+
+/** Of a SQL answer, beyond the rows' bytes the request allowed: columns and the envelope. */
+const ANSWER_OVERHEAD_BYTES = 1024 * 1024;
 
 /** A lake server answered with an error, or could not be reached (`status` undefined). */
 export class LakeRequestError extends Error {
@@ -66,7 +70,8 @@ export class LakeClient {
       headers: { 'content-type': 'application/json' },
       ...(signal === undefined ? {} : { signal }),
     });
-    return parse(SqlResultSchema, await response.text(), 'POST /v1/sql');
+    const limit = (request.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES) + ANSWER_OVERHEAD_BYTES;
+    return parse(SqlResultSchema, await readAtMost(response, limit), response.status, 'POST /v1/sql');
   }
 
   private async call<T>(method: string, path: string, schema: z.ZodType<T>, body?: unknown): Promise<T> {
@@ -77,7 +82,7 @@ export class LakeClient {
         ? {}
         : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
     });
-    return parse(schema, await response.text(), `${method} ${path}`);
+    return parse(schema, await response.text(), response.status, `${method} ${path}`);
   }
 
   /** fetch with the token; a network failure or non-2xx becomes a LakeRequestError. */
@@ -102,8 +107,29 @@ export class LakeClient {
   }
 }
 
-function parse<T>(schema: z.ZodType<T>, text: string, what: string): T {
+/** An answer the lake sent but that is not what the protocol says: not a reason to ask again. */
+function parse<T>(schema: z.ZodType<T>, text: string, status: number, what: string): T {
   const parsed = schema.safeParse(parseJson(text));
-  if (!parsed.success) throw new LakeRequestError(`${what}: unexpected answer from the lake server`);
+  if (!parsed.success)
+    throw new LakeRequestError(`${what}: unexpected answer from the lake server`, status, 'unexpected_answer');
   return parsed.data;
+}
+
+/** The body as text, refused past `limit` bytes (a lake that ignores the request's limit). */
+async function readAtMost(response: Response, limit: number): Promise<string> {
+  if (response.body === null) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    // Leaving the loop cancels the stream.
+    if (size > limit)
+      throw new LakeRequestError(
+        `the answer is larger than the limit of ${limit} bytes`,
+        413,
+        'result_too_large',
+      );
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

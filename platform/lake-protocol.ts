@@ -9,7 +9,8 @@ import { SpicepodSchema } from '../crds/context-lake.js';
  *   GET  /healthz          → { status: "ok" }
  *   PUT  /v1/config        LakeConfigRequest → 202 LakeStatus (loading happens in the background)
  *   GET  /v1/status        → LakeStatus
- *   POST /v1/sql           SqlRequest → 200 SqlResult | 400 sql_error | 504 timeout | 503 not_loaded
+ *   POST /v1/sql           SqlRequest → 200 SqlResult | 400 sql_error | 413 result_too_large
+ *                          | 504 timeout | 503 not_loaded
  *   POST /v1/refresh       RefreshRequest → 202 { accepted: [names] } (unknown names are ignored)
  *
  * The lake server holds no cluster credentials: the configuration it receives has its
@@ -18,6 +19,9 @@ import { SpicepodSchema } from '../crds/context-lake.js';
 
 /** The lake server's port inside a pod or VM. */
 export const LAKE_PORT = 8710;
+
+/** AGENTRY_LAKE_MAX_RESULT_BYTES' default: the rows of one SQL answer, as JSON. */
+export const DEFAULT_MAX_RESULT_BYTES = 64 * 1024 * 1024;
 
 export const LakeConfigRequestSchema = z.strictObject({
   /** ContextLake metadata.generation the config came from; echoed in status once applied. */
@@ -66,6 +70,8 @@ export const SqlRequestSchema = z.strictObject({
   rowLimit: z.number().int().min(1).max(1_000_000).optional(),
   /** Default: the server's AGENTRY_LAKE_QUERY_TIMEOUT. */
   timeoutMs: z.number().int().min(1).max(3_600_000).optional(),
+  /** Bytes of the rows' JSON; the smaller of this and the server's AGENTRY_LAKE_MAX_RESULT_BYTES applies. */
+  maxResultBytes: z.number().int().min(1).optional(),
 });
 export type SqlRequest = z.infer<typeof SqlRequestSchema>;
 
@@ -93,6 +99,8 @@ export const LakeErrorCodeSchema = z.enum([
   'bad_request',
   'unauthorized',
   'not_found',
+  /** 413: the answer is larger than the lake's AGENTRY_LAKE_MAX_RESULT_BYTES (or the request's maxResultBytes). */
+  'result_too_large',
 ]);
 export const LakeErrorBodySchema = z.object({
   error: z.object({ code: z.string(), message: z.string() }),

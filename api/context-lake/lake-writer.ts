@@ -13,12 +13,14 @@ import { emptyConfig, validationFailed } from './edit-config.js';
 import type { ConfigEdit } from './edit-config.js';
 import { newLake } from './lake-resource.js';
 import type { LakeStoreDeps } from './lake-resource.js';
-import { literalCredentialKeys, validateEdit } from './validate-config.js';
+import { fileRootIssues, literalCredentialKeys, validateEdit } from './validate-config.js';
 
 const ATTEMPTS = 8;
 
 export interface LakeWriterDeps extends LakeStoreDeps {
   connectors: ReadonlySet<Connector>;
+  /** Directories an organization's file:// datasets may read below (none: no file:// dataset is accepted). */
+  fileRootsOf: (namespace: string) => readonly string[];
   /** Undefined: this installation has no SQS, so no dataset may ask for notifications. */
   queues: NotificationQueues | undefined;
   logger: Logger;
@@ -96,6 +98,12 @@ export class LakeWriter {
       secretKeys: new Set([...stored, ...incoming]),
       notificationsAvailable: this.deps.queues !== undefined,
     });
+    issues.push(
+      ...(await fileRootIssues(edit, {
+        connectors: this.deps.connectors,
+        fileRoots: this.deps.fileRootsOf(principal.namespace),
+      })),
+    );
     if (issues.length > 0) throw validationFailed(issues);
   }
 

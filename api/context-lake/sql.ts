@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import { CONTEXT_LAKE_NAME } from '../../crds/context-lake.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import { LakeClient, LakeRequestError } from '../../platform/lake-client.js';
+import { DEFAULT_MAX_RESULT_BYTES } from '../../platform/lake-protocol.js';
 import type { SqlResult } from '../../platform/lake-protocol.js';
 import type { Logger } from '../../platform/log.js';
 import type { Principal } from '../auth/principal.js';
@@ -26,7 +27,12 @@ export interface LakeSqlDeps extends LakeStoreDeps {
   logger: Logger;
   /** Bound of one call, wait and query together (tests shorten it). */
   timeoutMs?: number;
+  /** The largest answer, in bytes of its rows as JSON (the lake refuses larger ones). */
+  maxResultBytes?: number;
 }
+
+/** Where a call was when it ended: the log line of a call that took too long says it. */
+type Phase = 'waking' | 'waiting for the lake' | 'querying';
 
 type Outcome = 'ok' | 'sql_error' | 'timeout' | 'unavailable' | 'failed';
 const METRIC = 'agentry_lake_sql_duration_seconds';
@@ -57,11 +63,38 @@ const failed = (reason: string): ApiError =>
     `The context lake is in error: ${reason}. Fix it, then POST /v1/context-lake/redeploy`,
   );
 
+const stoppedMeanwhile = (): ApiError =>
+  new ApiError('conflict', 'The context lake was stopped while the query waited for it to start');
+
+const formatBytes = (bytes: number): string =>
+  bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+
 function outcomeOf(err: unknown): Outcome {
   if (!(err instanceof ApiError)) return 'failed';
-  if (err.code === 'sql_error') return 'sql_error';
+  if (err.code === 'sql_error' || err.code === 'payload_too_large') return 'sql_error';
   if (err.code === 'timeout') return 'timeout';
   return err.code === 'service_unavailable' ? 'unavailable' : 'failed';
+}
+
+/** `work`'s outcome, or the timeout error once the deadline passes (the work goes on unobserved). */
+function withinDeadline<T>(work: Promise<T>, deadline: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const expire = (): void => {
+      reject(timedOut());
+    };
+    if (deadline.aborted) expire();
+    else deadline.addEventListener('abort', expire, { once: true });
+    work.then(
+      (value) => {
+        deadline.removeEventListener('abort', expire);
+        resolve(value);
+      },
+      (err: unknown) => {
+        deadline.removeEventListener('abort', expire);
+        reject(err);
+      },
+    );
+  });
 }
 
 /**
@@ -72,29 +105,46 @@ function outcomeOf(err: unknown): Outcome {
 export class LakeSql {
   private readonly duration: Histogram<'outcome'>;
   private readonly timeoutMs: number;
+  private readonly maxResultBytes: number;
 
   constructor(private readonly deps: LakeSqlDeps) {
     this.duration = sqlDuration(deps.metrics);
     this.timeoutMs = deps.timeoutMs ?? SQL_TIMEOUT_MS;
+    this.maxResultBytes = deps.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   }
 
   async run(principal: Principal, query: string, cancel: AbortSignal): Promise<SqlResult> {
     const started = performance.now();
-    const deadline = AbortSignal.any([AbortSignal.timeout(this.timeoutMs), cancel]);
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const deadline = AbortSignal.any([timeout, cancel]);
+    const call = { phase: 'waking' as Phase };
     try {
-      const result = await this.query(principal, query, deadline);
+      const result = await this.query(principal, query, deadline, call);
       this.duration.observe({ outcome: 'ok' }, (performance.now() - started) / 1000);
       return { ...result, elapsedMs: Math.round(performance.now() - started) };
     } catch (err) {
-      this.duration.observe({ outcome: outcomeOf(err) }, (performance.now() - started) / 1000);
+      const seconds = (performance.now() - started) / 1000;
+      this.duration.observe({ outcome: outcomeOf(err) }, seconds);
+      if (timeout.aborted)
+        this.deps.logger.warn(
+          { namespace: principal.namespace, phase: call.phase, ms: Math.round(seconds * 1000) },
+          'a context lake query ran out of time',
+        );
       throw err;
     }
   }
 
-  private async query(principal: Principal, query: string, deadline: AbortSignal): Promise<SqlResult> {
-    await this.wake(principal);
+  private async query(
+    principal: Principal,
+    query: string,
+    deadline: AbortSignal,
+    call: { phase: Phase },
+  ): Promise<SqlResult> {
+    await this.wake(principal, deadline);
     for (let attempt = 1; ; attempt++) {
+      call.phase = 'waiting for the lake';
       const lake = await this.ready(principal, deadline);
+      call.phase = 'querying';
       try {
         return await this.send(lake, query, deadline);
       } catch (err) {
@@ -112,18 +162,28 @@ export class LakeSql {
   }
 
   /** A paused or missing lake is asked to run; the operator provisions or resumes it. */
-  private async wake(principal: Principal): Promise<void> {
+  private async wake(principal: Principal, deadline: AbortSignal): Promise<void> {
     const lake = cachedLake(this.deps.readModel, principal);
     if (lake?.spec.operatingMode === 'Running') return;
-    await setOperatingMode(this.deps, principal, 'Running');
+    // The store's retries are bounded too, but the call's deadline is the one the client sees.
+    await withinDeadline(setOperatingMode(this.deps, principal, 'Running'), deadline);
   }
 
-  /** Resolves with the lake once it serves its current configuration; rejects at the deadline. */
+  /**
+   * Resolves with the lake once it serves its current configuration; rejects at the deadline, and
+   * at once when the lake is stopped (or deleted) meanwhile, or in error: it would not start or
+   * recover by itself.
+   */
   private ready(principal: Principal, deadline: AbortSignal): Promise<ReadyLake> {
     const { readModel } = this.deps;
     return new Promise((resolve, reject) => {
       const check = (): boolean => {
         const lake = cachedLake(readModel, principal);
+        if (lake?.spec.operatingMode !== 'Running') {
+          finish();
+          reject(stoppedMeanwhile());
+          return true;
+        }
         const failure = lakeFailure(lake);
         if (failure !== undefined) {
           finish();
@@ -155,7 +215,7 @@ export class LakeSql {
       endpoint: lake.status.endpoint,
       token: this.deps.installationKey.runnerToken(lake),
     });
-    return client.sql({ query }, deadline);
+    return client.sql({ query, maxResultBytes: this.maxResultBytes }, deadline);
   }
 
   /** The lake's answers in the data-context API's codes; the engine's message is the client's own query's. */
@@ -163,8 +223,20 @@ export class LakeSql {
     if (deadline.aborted) return timedOut();
     if (!(err instanceof LakeRequestError)) return err;
     if (err.code === 'sql_error' || err.code === 'bad_request') return new ApiError('sql_error', err.message);
+    if (err.code === 'result_too_large')
+      return new ApiError(
+        'payload_too_large',
+        `The query's answer is larger than the limit of ${formatBytes(this.maxResultBytes)} ` +
+          '(AGENTRY_LAKE_MAX_RESULT_BYTES): select fewer rows or columns',
+      );
     if (err.code === 'timeout')
       return new ApiError('timeout', 'The query exceeded the lake server’s time limit');
+    if (err.code === 'unexpected_answer') {
+      this.deps.logger.error({ err }, 'the lake server answered the query with something unreadable');
+      return new ApiError('internal_error', 'The context lake’s answer could not be read', undefined, {
+        cause: err,
+      });
+    }
     this.deps.logger.warn({ err }, 'the lake server did not answer the query');
     return new ApiError('service_unavailable', 'The context lake is not available; try again', undefined, {
       cause: err,

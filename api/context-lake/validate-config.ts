@@ -1,9 +1,11 @@
 import type { Dataset } from '../../crds/context-lake.js';
 import {
   SECRET_PARAMS,
+  connectorOf,
   parseDatasetSource,
   secretReferenceOf,
 } from '../../platform/lake-config/dataset-source.js';
+import { FILE_ROOTS_RULE, isBelowRoots, realRoots } from '../../platform/lake-config/file-roots.js';
 import type { Connector } from '../../platform/lake-config/dataset-source.js';
 import type { ErrorDetail } from '../errors.js';
 import { joinPath } from './edit-config.js';
@@ -88,4 +90,26 @@ export function validateEdit(edit: ConfigEdit, context: ValidationContext): Erro
     ...nameIssues(edit),
     ...edit.datasets.flatMap(({ item, path }) => datasetIssues(item, path, context)),
   ];
+}
+
+/**
+ * Each file:// dataset the request saved must lie below the organization's file roots, symbolic
+ * links followed (the lake checks again when it loads). A malformed or disabled file:// source
+ * was already reported by validateEdit.
+ */
+export async function fileRootIssues(
+  edit: ConfigEdit,
+  context: Pick<ValidationContext, 'connectors'> & { fileRoots: readonly string[] },
+): Promise<ErrorDetail[]> {
+  if (!context.connectors.has('file')) return [];
+  const files = edit.datasets.filter(({ item }) => connectorOf(item.from) === 'file');
+  if (files.length === 0) return [];
+  const roots = await realRoots(context.fileRoots);
+  const issues: ErrorDetail[] = [];
+  for (const { item, path } of files) {
+    const filePath = item.from.slice('file://'.length);
+    if (filePath.startsWith('/') && !(await isBelowRoots(filePath, roots)))
+      issues.push({ path: joinPath(path, 'from'), message: FILE_ROOTS_RULE });
+  }
+  return issues;
 }

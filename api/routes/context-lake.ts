@@ -25,10 +25,14 @@ export interface ContextLakeRoutesDeps {
   /** Derives the lake server's token, as the operator does for the workload. */
   installationKey: InstallationKey;
   connectors: ReadonlySet<Connector>;
+  /** Directories an organization's file:// datasets may read below. */
+  fileRootsOf: (namespace: string) => readonly string[];
   /** Undefined: no SQS on this installation, so datasets cannot ask for notifications. */
   queues: NotificationQueues | undefined;
   /** Bound of a POST /sql call, cold start included (default 3 minutes). */
   sqlTimeoutMs: number | undefined;
+  /** The largest SQL answer in bytes (default 64 MiB). */
+  maxResultBytes: number | undefined;
   now: () => Date;
 }
 
@@ -38,6 +42,7 @@ export function contextLakeRoutes(deps: ContextLakeRoutesDeps): RouteDefinition[
     store: deps.store,
     readModel: deps.readModel,
     connectors: deps.connectors,
+    fileRootsOf: deps.fileRootsOf,
     queues: deps.queues,
     logger: deps.logger,
     now: deps.now,
@@ -49,6 +54,7 @@ export function contextLakeRoutes(deps: ContextLakeRoutesDeps): RouteDefinition[
     metrics: deps.metrics,
     logger: deps.logger,
     ...(deps.sqlTimeoutMs === undefined ? {} : { timeoutMs: deps.sqlTimeoutMs }),
+    ...(deps.maxResultBytes === undefined ? {} : { maxResultBytes: deps.maxResultBytes }),
   });
   return [
     ...lakeConfigRoutes({ store: deps.store, readModel: deps.readModel, writer }),

@@ -12,7 +12,7 @@ import type { Secret, Webhook } from '../../crds/index.js';
 import type { Logger } from '../../platform/log.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
-import { TargetRefusedError, resolveWebhookTarget } from '../../platform/webhook-targets.js';
+import { TargetRefusedError, resolveWebhookTarget } from '../../platform/outbound-targets.js';
 import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
 import type { ReadModel } from '../read-model.js';

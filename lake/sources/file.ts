@@ -2,55 +2,70 @@ import { constants } from 'node:fs';
 import { copyFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileSource } from '../../platform/lake-config/dataset-source.js';
+import { FILE_ROOTS_RULE, isBelowRoots, realPathOf, realRoots } from '../../platform/lake-config/file-roots.js';
 import { SourceError, isDataFile } from './types.js';
 import type { DatasetReader, SourceObject } from './types.js';
 
 /**
- * Local files (the embedded default only). They are copied into the lake's staging directory like
- * any download: once DuckDB is locked down it can read nothing else.
+ * Local files (the embedded default only), below the lake's file roots. Every file is checked
+ * after following symbolic links and copied from its real path into the lake's staging directory
+ * like any download: once DuckDB is locked down it can read nothing else. Messages name files as
+ * the dataset's `from` does, never by where links lead.
  */
-export function fileReader(source: FileSource): DatasetReader {
-  const object = (path: string, relative: string): SourceObject => ({
-    display: `file://${path}`,
+export function fileReader(source: FileSource, fileRoots: readonly string[]): DatasetReader {
+  const object = (real: string, display: string, relative: string): SourceObject => ({
+    display,
     relative,
     async download(target, signal) {
       signal.throwIfAborted();
       try {
         // A copy-on-write clone where the file system offers one, a plain copy elsewhere.
-        await copyFile(path, target, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+        await copyFile(real, target, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
       } catch (err) {
-        throw new SourceError(`file://${path}: ${describeFileError(err)}`, { cause: err });
+        throw new SourceError(`${display}: ${describeFileError(err)}`, { cause: err });
       }
     },
   });
+  const display = `file://${source.path}`;
   return {
     async list() {
-      if (!source.isDirectory)
-        return [object(source.path, source.path.slice(source.path.lastIndexOf('/') + 1))];
+      const roots = await realRoots(fileRoots);
+      if (!(await isBelowRoots(source.path, roots))) throw new SourceError(`${display}: ${FILE_ROOTS_RULE}`);
+      if (!source.isDirectory) {
+        const real = await realPathOf(source.path);
+        return [object(real, display, source.path.slice(source.path.lastIndexOf('/') + 1))];
+      }
       let entries: string[];
       try {
         entries = await readdir(source.path, { recursive: true });
       } catch (err) {
-        throw new SourceError(`file://${source.path}: ${describeFileError(err)}`, { cause: err });
+        throw new SourceError(`${display}: ${describeFileError(err)}`, { cause: err });
       }
       const objects: SourceObject[] = [];
       for (const relative of entries.sort()) {
-        const path = join(source.path, relative);
         if (!isDataFile(relative)) continue;
+        const path = join(source.path, relative);
         const info = await stat(path).catch(() => undefined);
-        if (info?.isFile() === true && info.size > 0) objects.push(object(path, relative));
+        if (info?.isFile() !== true || info.size === 0) continue;
+        // A link inside the directory may lead out of it: checked like the directory itself.
+        if (!(await isBelowRoots(path, roots)))
+          throw new SourceError(`${display}${relative}: ${FILE_ROOTS_RULE}`);
+        objects.push(object(await realPathOf(path), `${display}${relative}`, relative));
       }
-      if (objects.length === 0) throw new SourceError(`file://${source.path}: no files in this directory`);
+      if (objects.length === 0) throw new SourceError(`${display}: no files in this directory`);
       return objects;
     },
     close: () => undefined,
   };
 }
 
+/** A system error in words, without the path Node's messages carry. */
 function describeFileError(err: unknown): string {
   const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
   if (code === 'ENOENT') return 'no such file or directory';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   if (code === 'EISDIR') return 'is a directory (end from with / to load a directory)';
-  return err instanceof Error ? err.message : String(err);
+  if (code === 'ENOTDIR') return 'not a directory';
+  if (code === 'ELOOP') return 'too many levels of symbolic links';
+  return typeof code === 'string' ? `cannot be read (${code})` : 'cannot be read';
 }

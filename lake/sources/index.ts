@@ -2,18 +2,18 @@ import type { DatasetSource } from '../../platform/lake-config/dataset-source.js
 import { fileReader } from './file.js';
 import { httpsReader } from './https.js';
 import { s3Reader } from './s3.js';
-import type { DatasetReader } from './types.js';
+import type { DatasetReader, SourceContext } from './types.js';
 
-export type { DatasetReader, SourceObject } from './types.js';
+export type { DatasetReader, SourceContext, SourceObject } from './types.js';
 export { SourceError } from './types.js';
 
-export function readerFor(source: DatasetSource): DatasetReader {
+export function readerFor(source: DatasetSource, context: SourceContext): DatasetReader {
   switch (source.connector) {
     case 's3':
-      return s3Reader(source);
+      return s3Reader(source, context.outbound);
     case 'https':
-      return httpsReader(source);
+      return httpsReader(source, context.outbound);
     case 'file':
-      return fileReader(source);
+      return fileReader(source, context.fileRoots);
   }
 }

@@ -4,18 +4,24 @@ import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, S3Client, paginateListObjectsV2 } from '@aws-sdk/client-s3';
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import type { S3Source } from '../../platform/lake-config/dataset-source.js';
+import type { TargetPolicy } from '../../platform/outbound-targets.js';
+import { checkTarget, guardedAgents } from './outbound.js';
 import { SourceError, isDataFile } from './types.js';
 import type { DatasetReader, SourceObject } from './types.js';
 
 /** AWS needs some region to sign with; `followRegionRedirects` finds a bucket's real one. */
 const DEFAULT_REGION = 'us-east-1';
 
-/** The S3 client for one dataset: its own credentials, region, endpoint and timeout. */
-export function s3ClientConfig(source: S3Source): S3ClientConfig {
+/**
+ * The S3 client for one dataset: its own credentials, region, endpoint and timeout, and agents
+ * whose every connection passes the SSRF guard.
+ */
+export function s3ClientConfig(source: S3Source, policy: TargetPolicy): S3ClientConfig {
   const config: S3ClientConfig = {
     region: source.region ?? DEFAULT_REGION,
     followRegionRedirects: true,
     maxAttempts: 3,
+    requestHandler: guardedAgents(policy),
   };
   if (source.endpoint !== undefined) {
     config.endpoint = source.endpoint;
@@ -25,6 +31,7 @@ export function s3ClientConfig(source: S3Source): S3ClientConfig {
     // Connecting, waiting for the answer's headers, and any silence while its body streams: each
     // at most client_timeout. A large object that keeps flowing may take longer in all.
     config.requestHandler = {
+      ...guardedAgents(policy),
       connectionTimeout: source.clientTimeoutMs,
       requestTimeout: source.clientTimeoutMs,
       throwOnRequestTimeout: true,
@@ -73,6 +80,9 @@ export function describeS3Error(err: unknown): string {
   const name = typeof shape.name === 'string' ? shape.name : 'Error';
   const known = REASONS[name];
   if (known !== undefined) return known;
+  // The SSRF guard's refusal (platform/outbound-targets.ts) says it all.
+  if ((shape as { code?: unknown }).code === 'EREFUSEDTARGET' && typeof shape.message === 'string')
+    return shape.message;
   const status = shape.$metadata?.httpStatusCode;
   if (status === 403) return 'access denied (HTTP 403): check s3_auth and what the credentials may read';
   if (status === 404) return 'not found (HTTP 404)';
@@ -86,9 +96,21 @@ function isAbort(err: unknown, signal: AbortSignal): boolean {
 
 class S3DatasetReader implements DatasetReader {
   private readonly client: S3Client;
+  /** A custom endpoint's host, checked once before the first request (agents never see an IP literal). */
+  private endpointChecked: Promise<void> | undefined;
 
-  constructor(private readonly source: S3Source) {
-    this.client = new S3Client(s3ClientConfig(source));
+  constructor(
+    private readonly source: S3Source,
+    private readonly policy: TargetPolicy,
+  ) {
+    this.client = new S3Client(s3ClientConfig(source, policy));
+  }
+
+  private checkEndpoint(): Promise<void> {
+    const { endpoint } = this.source;
+    if (endpoint === undefined) return Promise.resolve();
+    this.endpointChecked ??= checkTarget(new URL(endpoint), this.policy, this.display(this.source.key));
+    return this.endpointChecked;
   }
 
   private display(key: string): string {
@@ -97,6 +119,7 @@ class S3DatasetReader implements DatasetReader {
 
   async list(signal: AbortSignal): Promise<SourceObject[]> {
     const { source } = this;
+    await this.checkEndpoint();
     if (!source.isPrefix) return [this.object(source.key, source.key.slice(source.key.lastIndexOf('/') + 1))];
     const objects: SourceObject[] = [];
     try {
@@ -109,7 +132,7 @@ class S3DatasetReader implements DatasetReader {
         objects.push(...this.dataObjects(page.Contents ?? []));
       }
     } catch (err) {
-      if (isAbort(err, signal)) throw err;
+      if (isAbort(err, signal) || err instanceof SourceError) throw err;
       throw new SourceError(`${this.display(source.key)}: ${describeS3Error(err)}`, { cause: err });
     }
     if (objects.length === 0)
@@ -136,6 +159,7 @@ class S3DatasetReader implements DatasetReader {
       display,
       relative,
       download: async (target, signal) => {
+        await this.checkEndpoint();
         try {
           const answer = await this.client.send(
             new GetObjectCommand({ Bucket: this.source.bucket, Key: key }),
@@ -158,4 +182,5 @@ class S3DatasetReader implements DatasetReader {
   }
 }
 
-export const s3Reader = (source: S3Source): DatasetReader => new S3DatasetReader(source);
+export const s3Reader = (source: S3Source, policy: TargetPolicy): DatasetReader =>
+  new S3DatasetReader(source, policy);

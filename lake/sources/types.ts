@@ -4,6 +4,16 @@
  * httpfs, which downloads an extension at run time).
  */
 
+import type { TargetPolicy } from '../../platform/outbound-targets.js';
+
+/** What the lake's installation allows its sources (AGENTRY_LAKE_FILE_ROOTS, AGENTRY_LAKE_PRIVATE_TARGETS). */
+export interface SourceContext {
+  /** The directories file:// datasets may read below (their real paths are compared). */
+  fileRoots: readonly string[];
+  /** Whether downloads may reach loopback and private addresses. */
+  outbound: TargetPolicy;
+}
+
 export interface SourceObject {
   /** How messages name it: `s3://bucket/key`, the https URL, `file:///path`. */
   display: string;

@@ -25,8 +25,11 @@ export interface ProcessRuntimeOptions {
   runnerCommand: RunnerCommand;
   /** How to start `agentry lake`; without it, context lakes cannot run in this runtime. */
   lakeCommand?: RunnerCommand | undefined;
-  /** Extra environment for lake servers only (AGENTRY_LAKE_CONNECTORS...). */
-  lakeEnv?: Record<string, string> | undefined;
+  /**
+   * Extra environment for lake servers only (AGENTRY_LAKE_CONNECTORS...), or a function of the
+   * lake's namespace (its organization's file roots).
+   */
+  lakeEnv?: Record<string, string> | ((namespace: string) => Record<string, string>) | undefined;
   logger: Logger;
   /** Crash restarts: `initialMs` (200) doubling to `maxMs` (30 s); reset after `resetAfterMs` (60 s) healthy. */
   restartBackoff?: { initialMs: number; maxMs: number; resetAfterMs?: number };
@@ -177,11 +180,12 @@ export class ProcessRuntime implements WorkloadRuntime {
     const confined = (command: RunnerCommand) => this.confinement.command(command, paths, program, namespace);
     if (program.name === 'runner')
       return { ...this.settings, program, runnerCommand: confined(this.options.runnerCommand) };
+    const { lakeEnv } = this.options;
     return {
       ...this.settings,
       program,
       runnerCommand: confined(this.options.lakeCommand ?? { command: 'agentry', args: ['lake'] }),
-      env: { ...this.settings.env, ...this.options.lakeEnv },
+      env: { ...this.settings.env, ...(typeof lakeEnv === 'function' ? lakeEnv(namespace) : lakeEnv) },
     };
   }
 

@@ -23,6 +23,12 @@ export interface LakeWorkloadSettings {
   image?: string | undefined;
   /** Dataset connectors the lake server allows (AGENTRY_LAKE_CONNECTORS); unset: the server's default. */
   connectors?: readonly string[] | undefined;
+  /** Directories file:// datasets may read below (AGENTRY_LAKE_FILE_ROOTS); unset or empty: none. */
+  fileRoots?: readonly string[] | undefined;
+  /** Downloads may reach loopback and private addresses (AGENTRY_LAKE_PRIVATE_TARGETS); unset: no. */
+  allowPrivateTargets?: boolean | undefined;
+  /** AGENTRY_LAKE_MAX_RESULT_BYTES; unset: the server's default (64 MiB). */
+  maxResultBytes?: number | undefined;
 }
 
 /** The program's working directory in a pod or VM. */
@@ -53,6 +59,12 @@ export function programEnvironment(
     // DuckDB would otherwise take every core of the node, not the ones the workload was given.
     ...(Number.isFinite(cpu) ? { AGENTRY_LAKE_THREADS: String(Math.max(1, Math.ceil(cpu))) } : {}),
     ...(lake?.connectors === undefined ? {} : { AGENTRY_LAKE_CONNECTORS: lake.connectors.join(',') }),
+    // Only when set: every variable added here changes lake pods' template, and so redeploys them.
+    ...(lake?.fileRoots === undefined || lake.fileRoots.length === 0
+      ? {}
+      : { AGENTRY_LAKE_FILE_ROOTS: lake.fileRoots.join(',') }),
+    ...(lake?.allowPrivateTargets === true ? { AGENTRY_LAKE_PRIVATE_TARGETS: 'true' } : {}),
+    ...(lake?.maxResultBytes === undefined ? {} : { AGENTRY_LAKE_MAX_RESULT_BYTES: String(lake.maxResultBytes) }),
   };
 }
 

@@ -2,11 +2,10 @@ import { setMaxListeners } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { AGENTRY_VERSION } from '../../platform/version.js';
-import { TargetRefusedError, resolveWebhookTarget } from '../../platform/webhook-targets.js';
-import type { HostLookup } from '../../platform/webhook-targets.js';
+import { TargetRefusedError, pinnedLookup, resolveWebhookTarget } from '../../platform/outbound-targets.js';
+import type { HostLookup } from '../../platform/outbound-targets.js';
 
 /** CONTRACT.md §6: 15 s without an answer is a failure. */
 export const ATTEMPT_TIMEOUT_MS = 15_000;
@@ -54,18 +53,6 @@ export function parseRetryAfter(value: string | undefined, now: Date): number | 
   if (/^\d+$/.test(text)) return Number(text) * 1000;
   const date = Date.parse(text);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now.getTime());
-}
-
-/** A `lookup` that answers with the address already checked, whatever DNS says now (no rebinding). */
-function pinnedLookup(address: string, family: 4 | 6) {
-  return (
-    _hostname: string,
-    options: LookupOptions,
-    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
-  ): void => {
-    if (options.all === true) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  };
 }
 
 /** Reads at most `limit` bytes of the answer and discards them; settles when done or cut off. */

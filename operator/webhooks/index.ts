@@ -4,7 +4,7 @@ import type { Task, Webhook } from '../../crds/index.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
 import type { ResourceStore } from '../../platform/store/types.js';
-import type { HostLookup } from '../../platform/webhook-targets.js';
+import type { HostLookup } from '../../platform/outbound-targets.js';
 import type { Controller, ControllerManager } from '../controller/index.js';
 import { DeliveryClient } from './delivery-client.js';
 import { WebhookDeliveryReconciler } from './delivery-reconciler.js';

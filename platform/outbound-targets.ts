@@ -1,13 +1,16 @@
+import type { LookupAddress, LookupOptions } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * The SSRF guard of webhooks (CONTRACT.md §6): a webhook may reach only public addresses, unless the
- * installation or its organization allows private targets (tests, the embedded default). The API
- * checks a URL when it is registered; the operator checks it again before every attempt (DNS can
- * change) and connects to the address it checked, so a name cannot resolve to a public address for
- * the check and to a private one for the connection (DNS rebinding).
+ * The one SSRF guard of every outbound connection a user's configuration can aim: webhooks
+ * (CONTRACT.md §6) and the context lake's dataset downloads (s3_endpoint, https datasets). A target
+ * may be only a public address, unless the installation or its organization allows private targets
+ * (tests, the embedded default). A URL is checked when it is registered and again before every
+ * connection (DNS can change), and the connection goes to the address that was checked, so a name
+ * cannot resolve to a public address for the check and to a private one for the connection (DNS
+ * rebinding).
  */
 
 /** The target is not allowed (scheme, address range) or cannot be resolved. Never retried in a hot loop. */
@@ -37,6 +40,14 @@ export interface ResolveOptions {
   /** Default: `dns.lookup(hostname, { all: true })` (the system resolver, /etc/hosts included). */
   lookup?: HostLookup;
 }
+
+/** What is reaching out, in messages: `webhook target 10.0.0.5 is ...; webhooks may reach ...`. */
+export interface TargetSubject {
+  noun: string;
+  plural: string;
+}
+
+export const WEBHOOK_TARGET: TargetSubject = { noun: 'webhook target', plural: 'webhooks' };
 
 const systemLookup: HostLookup = async (hostname) => {
   const found = await dnsLookup(hostname, { all: true });
@@ -114,7 +125,11 @@ function parseTarget(text: string, policy: TargetPolicy): URL {
   );
 }
 
-async function addressesOf(host: string, lookup: HostLookup): Promise<readonly ResolvedAddress[]> {
+async function addressesOf(
+  host: string,
+  lookup: HostLookup,
+  subject: TargetSubject,
+): Promise<readonly ResolvedAddress[]> {
   if (isIP(host) !== 0) return [{ address: host, family: isIP(host) === 6 ? 6 : 4 }];
   let found: readonly ResolvedAddress[];
   try {
@@ -122,25 +137,90 @@ async function addressesOf(host: string, lookup: HostLookup): Promise<readonly R
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     const why = typeof code === 'string' ? code : 'lookup failed';
-    throw new TargetUnresolvableError(`webhook target host ${host} does not resolve (${why})`, {
+    throw new TargetUnresolvableError(`${subject.noun} host ${host} does not resolve (${why})`, {
       cause: err,
     });
   }
-  if (found.length === 0) throw new TargetUnresolvableError(`webhook target host ${host} has no addresses`);
+  if (found.length === 0) throw new TargetUnresolvableError(`${subject.noun} host ${host} has no addresses`);
   return found;
 }
 
-const refusedMessage = (host: string, address: string, refusal: string): string =>
-  `webhook target ${address}${address === host ? '' : ` (from ${host})`} is ${refusal}; ` +
-  'webhooks may reach only public addresses unless private targets are allowed';
+const refusedMessage = (subject: TargetSubject, host: string, address: string, refusal: string): string =>
+  `${subject.noun} ${address}${address === host ? '' : ` (from ${host})`} is ${refusal}; ` +
+  `${subject.plural} may reach only public addresses unless private targets are allowed`;
 
 /**
- * Checks scheme (https; http only when allowPrivate), resolves the host (all addresses, dns.lookup
- * {all:true}), refuses loopback, private (10/8, 172.16/12, 192.168/16), link-local (169.254/16 incl.
- * the 169.254.169.254 metadata address, fe80::/10), unique-local (fc00::/7), CGNAT 100.64/10,
- * unspecified, broadcast, multicast, reserved, IPv4-mapped IPv6 of those, unless allowPrivate; a host
- * resolving to ANY refused address is refused. Returns the address to connect to (the first allowed),
- * so the connection is pinned to the checked address (no DNS rebinding between check and connect).
+ * Resolves a host (all addresses, dns.lookup {all:true}; an IP literal as itself) and refuses
+ * loopback, private (10/8, 172.16/12, 192.168/16), link-local (169.254/16 incl. the 169.254.169.254
+ * metadata address, fe80::/10), unique-local (fc00::/7), CGNAT 100.64/10, unspecified, broadcast,
+ * multicast, reserved, IPv4-mapped IPv6 of those, unless allowPrivate; a host resolving to ANY
+ * refused address is refused. Returns the address to connect to (the first), so that the
+ * connection is pinned to the checked address.
+ */
+export async function resolveTargetHost(
+  host: string,
+  policy: TargetPolicy,
+  options: ResolveOptions & { subject: TargetSubject },
+): Promise<ResolvedAddress> {
+  const { subject } = options;
+  if (!policy.allowPrivate && isLocalhostName(host)) {
+    throw new TargetRefusedError(refusedMessage(subject, host, host, 'a loopback name'));
+  }
+  const found = await addressesOf(host, options.lookup ?? systemLookup, subject);
+  const classified = found.map(({ address }) => classifyAddress(address));
+  if (!policy.allowPrivate) {
+    const refused = classified.find((entry) => entry.refusal !== undefined);
+    if (refused?.refusal !== undefined) {
+      throw new TargetRefusedError(refusedMessage(subject, host, refused.address, refused.refusal));
+    }
+  }
+  const first = classified[0];
+  if (first === undefined) throw new TargetUnresolvableError(`${subject.noun} host ${host} has no addresses`);
+  return { address: first.address, family: first.family };
+}
+
+/** The URL's host as a connection needs it (no IPv6 brackets), and as resolveTargetHost checks it. */
+export const hostOf = (url: URL): string => bareHost(url);
+
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/** A `lookup` that answers with the address already checked, whatever DNS says now (no rebinding). */
+export function pinnedLookup(address: string, family: 4 | 6) {
+  return (_hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    if (options.all === true) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+}
+
+/**
+ * A `lookup` for an http(s) Agent that checks every name it resolves with resolveTargetHost and
+ * connects to the checked address: for clients (the AWS SDK) whose requests this code does not
+ * make itself. Node skips `lookup` for IP literals: check a literal host with resolveTargetHost
+ * before using the Agent.
+ */
+export function guardedLookup(
+  policy: TargetPolicy,
+  options: ResolveOptions & { subject: TargetSubject },
+) {
+  return (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback): void => {
+    resolveTargetHost(hostname, policy, options).then(
+      ({ address, family }) => {
+        pinnedLookup(address, family)(hostname, lookupOptions, callback);
+      },
+      (err: unknown) => {
+        callback(Object.assign(err instanceof Error ? err : new Error(String(err)), { code: 'EREFUSEDTARGET' }), '');
+      },
+    );
+  };
+}
+
+/**
+ * A webhook's URL: scheme (https; http only when allowPrivate), then its host with
+ * resolveTargetHost. Returns the URL and the address to connect to.
  */
 export async function resolveWebhookTarget(
   url: string,
@@ -148,19 +228,6 @@ export async function resolveWebhookTarget(
   options: ResolveOptions = {},
 ): Promise<{ url: URL; address: string; family: 4 | 6 }> {
   const target = parseTarget(url, policy);
-  const host = bareHost(target);
-  if (!policy.allowPrivate && isLocalhostName(host)) {
-    throw new TargetRefusedError(refusedMessage(host, host, 'a loopback name'));
-  }
-  const found = await addressesOf(host, options.lookup ?? systemLookup);
-  const classified = found.map(({ address }) => classifyAddress(address));
-  if (!policy.allowPrivate) {
-    const refused = classified.find((entry) => entry.refusal !== undefined);
-    if (refused?.refusal !== undefined) {
-      throw new TargetRefusedError(refusedMessage(host, refused.address, refused.refusal));
-    }
-  }
-  const first = classified[0];
-  if (first === undefined) throw new TargetUnresolvableError(`webhook target host ${host} has no addresses`);
-  return { url: target, address: first.address, family: first.family };
+  const resolved = await resolveTargetHost(bareHost(target), policy, { ...options, subject: WEBHOOK_TARGET });
+  return { url: target, ...resolved };
 }

@@ -3,8 +3,8 @@ import {
   TargetRefusedError,
   TargetUnresolvableError,
   resolveWebhookTarget,
-} from '../../platform/webhook-targets.js';
-import type { HostLookup, ResolvedAddress } from '../../platform/webhook-targets.js';
+} from '../../platform/outbound-targets.js';
+import type { HostLookup, ResolvedAddress } from '../../platform/outbound-targets.js';
 
 const PUBLIC = { allowPrivate: false };
 const PRIVATE_OK = { allowPrivate: true };
