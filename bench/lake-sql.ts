@@ -99,6 +99,7 @@ async function aggregate(dir: string): Promise<{ lake: Summary; direct: Summary 
       AGENTRY_LAKE_PORT: '0',
       AGENTRY_LAKE_DATA_DIR: join(dir, 'lake'),
       AGENTRY_LAKE_CONNECTORS: 'file',
+      AGENTRY_LAKE_FILE_ROOTS: join(dir, 'data'),
       AGENTRY_LAKE_MEMORY_LIMIT: MEMORY_LIMIT,
       AGENTRY_LAKE_THREADS: String(THREADS),
     }),

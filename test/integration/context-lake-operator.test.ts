@@ -4,7 +4,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CONTEXT_LAKE_NAME,
@@ -20,6 +19,7 @@ import type { ContextLake, ContextLakeSpec, Dataset } from '../../crds/index.js'
 import { readRunnerRecord, workloadPaths } from '../../operator/runtimes/process/workspace.js';
 import { LAKE_PROGRAM } from '../../operator/runtimes/types.js';
 import { LakeClient } from '../../platform/lake-client.js';
+import { organizationFileRoot } from '../../platform/lake-config/file-roots.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import { startEmbeddedStack } from '../support/embedded-stack.js';
@@ -43,7 +43,7 @@ beforeAll(async () => {
     lakeReadOnlyPaths: (dir) => [join(dir, 'datasets')],
   });
   store = stack.api.store;
-  dataDir = join(stack.dir, 'datasets');
+  dataDir = organizationFileRoot(stack.dir, NAMESPACE);
   await mkdir(dataDir, { recursive: true });
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();

@@ -108,6 +108,7 @@ beforeAll(async () => {
     lakeConfig({
       AGENTRY_LAKE_DATA_DIR: join(dir, 'lake'),
       AGENTRY_LAKE_CONNECTORS: 's3,https,file',
+      AGENTRY_LAKE_FILE_ROOTS: data,
       AGENTRY_LAKE_ROW_LIMIT: '1000',
       AGENTRY_LAKE_MEMORY_LIMIT: '512MB',
       AGENTRY_LAKE_THREADS: '2',

@@ -59,13 +59,19 @@ const testLogger = (destination: { write(line: string): void } | undefined): Log
     : createLogger({ level: 'debug' }, destination);
 
 /** The context-lake settings a test gave, leaving out those it did not (the app's defaults apply). */
-function contextLakeOptions(options: {
-  lakeConnectors?: ReadonlySet<Connector>;
-  notificationQueues?: NotificationQueues;
-  lakeSqlTimeoutMs?: number;
-}): Pick<ApiAppOptions, 'lakeConnectors' | 'notificationQueues' | 'lakeSqlTimeoutMs'> {
+function contextLakeOptions(
+  options: Pick<
+    ApiAppOptions,
+    'lakeConnectors' | 'notificationQueues' | 'lakeSqlTimeoutMs' | 'lakeFileRoots' | 'lakeMaxResultBytes'
+  >,
+): Pick<
+  ApiAppOptions,
+  'lakeConnectors' | 'notificationQueues' | 'lakeSqlTimeoutMs' | 'lakeFileRoots' | 'lakeMaxResultBytes'
+> {
   return {
     ...(options.lakeConnectors === undefined ? {} : { lakeConnectors: options.lakeConnectors }),
+    ...(options.lakeFileRoots === undefined ? {} : { lakeFileRoots: options.lakeFileRoots }),
+    ...(options.lakeMaxResultBytes === undefined ? {} : { lakeMaxResultBytes: options.lakeMaxResultBytes }),
     ...(options.notificationQueues === undefined ? {} : { notificationQueues: options.notificationQueues }),
     ...(options.lakeSqlTimeoutMs === undefined ? {} : { lakeSqlTimeoutMs: options.lakeSqlTimeoutMs }),
   };
@@ -97,6 +103,10 @@ export async function startTestApi(
     notificationQueues?: NotificationQueues;
     /** A POST /v1/context-lake/sql bound shorter than 3 minutes. */
     lakeSqlTimeoutMs?: number;
+    /** Directories an organization's file:// datasets may read below (default: none). */
+    lakeFileRoots?: (namespace: string) => readonly string[];
+    /** The largest SQL answer in bytes (default 64 MiB). */
+    lakeMaxResultBytes?: number;
     /** Receives the server's JSON log lines (debug level); default: no logs. */
     logDestination?: { write(line: string): void };
   } = {},

@@ -10,6 +10,7 @@ import { ProcessRuntime } from '../../operator/runtimes/process.js';
 import { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import { ensureInstallationKey } from '../../platform/installation-key.js';
 import type { ProcessIsolation } from '../../platform/config.js';
+import { organizationFileRoot } from '../../platform/lake-config/file-roots.js';
 import type { SqsNotificationQueues } from '../../platform/lake-notifications/queues.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
@@ -19,7 +20,7 @@ import { REPOSITORY_LAKE_COMMAND, REPOSITORY_RUNNER_COMMAND } from './runner-com
 
 /** The embedded default in this process: store, operator with real runner processes, API server. */
 export interface EmbeddedStack {
-  /** Workspaces live under `<dir>/workspaces`. */
+  /** Workspaces live under `<dir>/workspaces`; an organization's lake files under `<dir>/lake-files/<namespace>`. */
   dir: string;
   api: TestApi;
   operator: RunningOperator;
@@ -52,7 +53,12 @@ export async function startEmbeddedStack(
     dataDir: dir,
     runnerCommand: REPOSITORY_RUNNER_COMMAND,
     lakeCommand: REPOSITORY_LAKE_COMMAND,
-    lakeEnv: { AGENTRY_LAKE_CONNECTORS: options.contextLakes?.connectors ?? 's3,https,file' },
+    // As `agentry serve` does: each organization's lake reads files below its own lake-files directory.
+    lakeEnv: (namespace) => ({
+      AGENTRY_LAKE_CONNECTORS: options.contextLakes?.connectors ?? 's3,https,file',
+      AGENTRY_LAKE_FILE_ROOTS: organizationFileRoot(dir, namespace),
+      AGENTRY_LAKE_PRIVATE_TARGETS: 'true',
+    }),
     logger,
     stopGraceMs: 3_000,
     isolation: options.isolation ?? 'bubblewrap',
@@ -64,7 +70,11 @@ export async function startEmbeddedStack(
   });
   // The API first: the operator hands runners signed URLs of the API's object store.
   const queues = options.lakeNotificationQueues;
-  const api = await startTestApi({ store, ...(queues === undefined ? {} : { notificationQueues: queues }) });
+  const api = await startTestApi({
+    store,
+    lakeFileRoots: (namespace) => [organizationFileRoot(dir, namespace)],
+    ...(queues === undefined ? {} : { notificationQueues: queues }),
+  });
   const operator = await startOperator({
     store,
     logger,

@@ -1,7 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
+import type { LookupAddress } from 'node:dns';
 import {
   TargetRefusedError,
   TargetUnresolvableError,
+  guardedLookup,
+  hostOf,
+  resolveTargetHost,
   resolveWebhookTarget,
 } from '../../platform/outbound-targets.js';
 import type { HostLookup, ResolvedAddress } from '../../platform/outbound-targets.js';
@@ -201,5 +205,100 @@ describe('resolveWebhookTarget: allowPrivate', () => {
   it('resolves localhost with the system resolver', async () => {
     const target = await resolveWebhookTarget('http://localhost:1/', PRIVATE_OK);
     expect(['127.0.0.1', '::1']).toContain(target.address);
+  });
+});
+
+const DATASETS = { noun: 'dataset source', plural: 'dataset downloads' };
+
+/** The host a client connects to once the URL parser has normalized it (no connection is made). */
+const checkedHost = (url: string): Promise<ResolvedAddress> =>
+  resolveTargetHost(hostOf(new URL(url)), PUBLIC, { subject: DATASETS, lookup: dns({}) });
+
+describe('resolveTargetHost: address classes, by classification alone', () => {
+  it.each([
+    ['the cloud metadata address', 'https://169.254.169.254/x.csv', /the cloud metadata address/],
+    [
+      'the metadata address in decimal',
+      'https://2852039166/x.csv',
+      /169\.254\.169\.254 is the cloud metadata/,
+    ],
+    ['the metadata address in hex', 'https://0xa9fea9fe/x.csv', /169\.254\.169\.254 is the cloud metadata/],
+    ['the metadata address in octal', 'https://0251.0376.0251.0376/x.csv', /169\.254\.169\.254/],
+    ['10/8', 'https://10.20.30.40/x.csv', /a private address/],
+    ['172.16/12 (start)', 'https://172.16.0.1/x.csv', /a private address/],
+    ['172.16/12 (end)', 'https://172.31.255.255/x.csv', /a private address/],
+    ['192.168/16', 'https://192.168.1.1/x.csv', /a private address/],
+    ['fc00::/7', 'https://[fd12:3456::1]/x.csv', /a unique-local address/],
+    ['IPv4-mapped private IPv6', 'https://[::ffff:10.0.0.1]/x.csv', /10\.0\.0\.1 (.*) is a private address/],
+    ['IPv4-mapped metadata IPv6', 'https://[::ffff:a9fe:a9fe]/x.csv', /the cloud metadata address/],
+    ['0.0.0.0', 'https://0.0.0.0/x.csv', /the unspecified address/],
+    ['0 (0.0.0.0 in decimal)', 'https://0/x.csv', /the unspecified address/],
+    ['link-local IPv6', 'https://[fe80::1]/x.csv', /a link-local address/],
+    ['carrier-grade NAT', 'https://100.64.0.1/x.csv', /carrier-grade NAT/],
+  ])('refuses %s for a dataset download', async (_what, url, message) => {
+    const refused = await checkedHost(url).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(TargetRefusedError);
+    expect((refused as Error).message).toMatch(message);
+    expect((refused as Error).message).toContain('dataset downloads may reach only public addresses');
+  });
+
+  it('accepts a public address', async () => {
+    await expect(checkedHost('https://93.184.215.14/x.csv')).resolves.toEqual({
+      address: '93.184.215.14',
+      family: 4,
+    });
+  });
+});
+
+/** Calls a lookup as Node's net module would, and answers what it called back with. */
+function lookUp(
+  lookup: ReturnType<typeof guardedLookup>,
+  hostname: string,
+  all: boolean,
+): Promise<{
+  err: NodeJS.ErrnoException | null;
+  address: string | LookupAddress[];
+  family?: number | undefined;
+}> {
+  return new Promise((resolve) => {
+    lookup(hostname, { all }, (err, address, family) => {
+      resolve({ err, address, family });
+    });
+  });
+}
+
+describe('guardedLookup: the lookup of the lake’s S3 agents', () => {
+  const lookup = guardedLookup(PUBLIC, {
+    subject: DATASETS,
+    lookup: dns({
+      'internal.example': [{ address: '10.0.0.5', family: 4 }],
+      'rebind.example': [
+        { address: '93.184.215.14', family: 4 },
+        { address: '169.254.169.254', family: 4 },
+      ],
+      'public.example': [{ address: '93.184.215.14', family: 4 }],
+    }),
+  });
+
+  it('fails a name that resolves to a private address, so no connection is made', async () => {
+    const { err } = await lookUp(lookup, 'internal.example', false);
+    expect(err?.code).toBe('EREFUSEDTARGET');
+    expect(err?.message).toContain('dataset source 10.0.0.5 (from internal.example) is a private address');
+  });
+
+  it('fails a name when any of its addresses is refused', async () => {
+    const { err } = await lookUp(lookup, 'rebind.example', true);
+    expect(err?.message).toContain('the cloud metadata address');
+  });
+
+  it('answers the checked address, in the form the caller asked for', async () => {
+    expect(await lookUp(lookup, 'public.example', false)).toEqual({
+      err: null,
+      address: '93.184.215.14',
+      family: 4,
+    });
+    expect((await lookUp(lookup, 'public.example', true)).address).toEqual([
+      { address: '93.184.215.14', family: 4 },
+    ]);
   });
 });

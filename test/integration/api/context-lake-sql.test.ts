@@ -57,7 +57,11 @@ async function markReady(endpoint: string): Promise<void> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agentry-lake-sql-'));
   await writeFile(join(dir, 'people.csv'), 'id,name\n1,ada\n2,bob\n3,cy\n');
-  api = await startTestApi({ lakeConnectors: new Set(['s3', 'https', 'file']), lakeSqlTimeoutMs: 60_000 });
+  api = await startTestApi({
+    lakeConnectors: new Set(['s3', 'https', 'file']),
+    lakeFileRoots: () => [dir],
+    lakeSqlTimeoutMs: 60_000,
+  });
   key = await api.key({ org: ORG, user: 'sol' });
   expect(
     (await lake(api, key, 'POST', '/datasets', { name: 'people', from: `file://${join(dir, 'people.csv')}` }))
@@ -78,6 +82,7 @@ beforeAll(async () => {
       AGENTRY_LAKE_MEMORY_LIMIT: '256MB',
       AGENTRY_LAKE_THREADS: '1',
       AGENTRY_LAKE_CONNECTORS: 'file',
+      AGENTRY_LAKE_FILE_ROOTS: dir,
     }),
     { logger: createLogger({ level: 'silent' }) },
   );
