@@ -82,6 +82,7 @@ const config = (data: string): LakeConfigRequest => ({
       { name: 'events', from: `file://${data}/events/`, params: { file_format: 'json' } },
       { name: 'missing', from: `file://${data}/nothing-here.parquet` },
       { name: 'garbled', from: `file://${data}/customers.csv`, params: { file_format: 'parquet' } },
+      { name: 'notdir', from: `file://${data}/customers.csv/`, params: { file_format: 'csv' } },
       {
         name: 'sales',
         from: `file://${data}/sales/`,
@@ -169,6 +170,12 @@ describe('lake server: loading a config', () => {
       /^dataset garbled: cannot read the data as parquet: .*customers\.csv/,
     );
     expect(status.datasets.garbled?.error).not.toContain(join(dir, 'lake'));
+  });
+
+  it('says why a load failed without a server path beside the dataset’s own from', () => {
+    const error = status.datasets.notdir?.error ?? '';
+    expect(error).toMatch(/^dataset notdir: file:\/\/.*customers\.csv\/: not a directory$/);
+    expect(error.replaceAll(`file://${join(dir, 'data')}`, '')).not.toContain(dir);
   });
 
   it('creates views after the datasets, a view over a view included, and reports a broken one', () => {

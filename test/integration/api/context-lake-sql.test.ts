@@ -2,7 +2,7 @@
 // server (DuckDB) that the test starts and configures as the operator would, and writes the
 // ContextLake status (Ready for the generation, endpoint) as the operator would.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +61,7 @@ beforeAll(async () => {
     lakeConnectors: new Set(['s3', 'https', 'file']),
     lakeFileRoots: () => [dir],
     lakeSqlTimeoutMs: 60_000,
+    lakeMaxResultBytes: 4 * 1024 * 1024,
   });
   key = await api.key({ org: ORG, user: 'sol' });
   expect(
@@ -139,5 +140,68 @@ describe('POST /sql against a real lake server', () => {
     await markReady(`http://127.0.0.1:${await closedPort()}`);
     await lakeError(lake(api, key, 'POST', '/sql', { query: 'SELECT 1' }), 503, 'service_unavailable');
     await markReady(server.url);
+  });
+});
+
+describe('POST /sql: bounds', () => {
+  it('answers 413 payload_too_large naming the limit for rows of 1 MB past it, never 503', async () => {
+    const body = await lakeError(
+      lake(api, key, 'POST', '/sql', { query: "SELECT repeat('x', 1000000) AS blob FROM range(20)" }),
+      413,
+      'payload_too_large',
+    );
+    expect(body.error).toContain('4 MiB (AGENTRY_LAKE_MAX_RESULT_BYTES)');
+  });
+
+  it('ends a call waiting for a cold start with 409 conflict when the lake is stopped meanwhile', async () => {
+    const other = await api.key({ org: 'sqlstop', user: 'sol' });
+    const pending = lake(api, other, 'POST', '/sql', { query: 'SELECT 1' });
+    await eventually(
+      async () => (await storedLake(api, 'sqlstop'))?.spec.operatingMode === 'Running',
+      10_000,
+    );
+    expect((await lake(api, other, 'POST', '/stop')).status).toBe(202);
+    // The API's bound is 60 s here: a 504 would mean the call waited it out.
+    const body = await lakeError(pending, 409, 'conflict');
+    expect(body.error).toContain('stopped while the query waited');
+  });
+
+  it('answers engine errors without the server’s paths', async () => {
+    const staging = join(dir, 'lake-data', 'staging', 'x.parquet');
+    const body = await lakeError(
+      lake(api, key, 'POST', '/sql', { query: `SELECT * FROM read_parquet('${staging}')` }),
+      400,
+      'sql_error',
+    );
+    expect(body.error).not.toContain(dir);
+    expect(body.error).toContain('<path>');
+  });
+});
+
+describe('file:// datasets: the file roots', () => {
+  it('refuses a file outside the roots with 400 naming the rule, and stores nothing', async () => {
+    const body = await lakeError(
+      lake(api, key, 'POST', '/datasets', {
+        name: 'passwd',
+        from: 'file:///etc/passwd',
+        params: { file_format: 'csv' },
+      }),
+      400,
+      'validation_error',
+    );
+    expect(body.errors).toEqual([
+      { path: 'from', message: expect.stringContaining('may read only below the file roots') },
+    ]);
+    expect(body.error).not.toContain(dir);
+    expect((await storedLake(api, ORG))?.spec.config.datasets.map((d) => d.name)).not.toContain('passwd');
+  });
+
+  it('refuses a symbolic link below a root that leads out of it', async () => {
+    await symlink('/etc/passwd', join(dir, 'passwd.csv'));
+    await lakeError(
+      lake(api, key, 'POST', '/datasets', { name: 'passwd', from: `file://${join(dir, 'passwd.csv')}` }),
+      400,
+      'validation_error',
+    );
   });
 });
