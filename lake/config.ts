@@ -72,11 +72,7 @@ export const LakeConfigSchema = z.object({
     .default('false')
     .transform((value) => value === 'true'),
   /** The largest SQL answer, in bytes of its rows' JSON; a larger one is refused (413 result_too_large). */
-  AGENTRY_LAKE_MAX_RESULT_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(DEFAULT_MAX_RESULT_BYTES),
+  AGENTRY_LAKE_MAX_RESULT_BYTES: z.coerce.number().int().min(1024).default(DEFAULT_MAX_RESULT_BYTES),
   AGENTRY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type LakeServerConfig = z.infer<typeof LakeConfigSchema>;

@@ -233,7 +233,13 @@ export class Lake {
     this.current = { name, definition, abort };
     const started = performance.now();
     try {
-      const rowCount = await loadDataset(this.options.engine, name, parsed.source, this.options.sources, abort.signal);
+      const rowCount = await loadDataset(
+        this.options.engine,
+        name,
+        parsed.source,
+        this.options.sources,
+        abort.signal,
+      );
       this.loaded.set(name, definition);
       this.datasets.set(name, { status: 'ready', rowCount, loadedAt: this.now().toISOString() });
       this.viewsStale = true;

@@ -9,6 +9,7 @@ import {
   RefreshRequestSchema,
   SqlRequestSchema,
 } from '../platform/lake-protocol.js';
+import { settleWithin } from '../platform/deadline.js';
 import { createLogger } from '../platform/log.js';
 import type { Logger } from '../platform/log.js';
 import { requireWorkloadToken } from '../platform/workload-auth.js';
@@ -49,6 +50,9 @@ function bodyError(err: unknown): { status: number; message: string } | undefine
     return { status: 400, message: 'The request body is not valid JSON' };
   return undefined;
 }
+
+/** How long an interrupted query may take to stop before the caller is answered anyway. */
+const INTERRUPT_GRACE_MS = 5_000;
 
 /** Interrupts the query when the caller hangs up before the answer is sent. */
 function callerGone(res: Response): AbortSignal {
@@ -92,11 +96,18 @@ export function createLakeApp(options: LakeAppOptions): Express {
     const request = parseBody(SqlRequestSchema, req.body);
     if (!lake.configured) throw new LakeError('not_loaded', 'The lake has no configuration yet');
     lake.noteQuery();
-    const result = await runQuery(engine, request.query, {
+    const timeoutMs = request.timeoutMs ?? options.queryTimeoutMs;
+    const query = runQuery(engine, request.query, {
       rowLimit: request.rowLimit ?? options.rowLimit,
       maxResultBytes: Math.min(request.maxResultBytes ?? options.maxResultBytes, options.maxResultBytes),
-      timeoutMs: request.timeoutMs ?? options.queryTimeoutMs,
+      timeoutMs,
       signal: callerGone(res),
+    });
+    // A DuckDB operation that does not heed the interrupt must not hold the caller (and the API
+    // server behind it) forever: past the timeout and a grace period, 504 while it winds down.
+    const result = await settleWithin(query, AbortSignal.timeout(timeoutMs + INTERRUPT_GRACE_MS), () => {
+      req.log.warn({ timeoutMs }, 'a query did not stop when interrupted; answering 504 while it winds down');
+      return new LakeError('timeout', `the query ran longer than ${timeoutMs} ms and was stopped`);
     });
     writeResult(res, result);
   });

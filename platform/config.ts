@@ -110,11 +110,7 @@ export const ConfigSchema = z.object({
   /** Operator: lakes' downloads (s3_endpoint, https datasets) may reach loopback and private addresses. Default: yes on one machine (`agentry serve`), no in a cluster. */
   AGENTRY_LAKE_PRIVATE_TARGETS: z.enum(['true', 'false']).optional(),
   /** API and lake: the largest SQL answer in bytes (its rows as JSON); a larger one is a 413. */
-  AGENTRY_LAKE_MAX_RESULT_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(DEFAULT_MAX_RESULT_BYTES),
+  AGENTRY_LAKE_MAX_RESULT_BYTES: z.coerce.number().int().min(1024).default(DEFAULT_MAX_RESULT_BYTES),
   /** API and operator: S3 bucket notifications for context lakes arrive through one SQS queue per organization. */
   AGENTRY_SQS_ENABLED: z
     .enum(['true', 'false'])

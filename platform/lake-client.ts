@@ -1,4 +1,5 @@
 import { parseJson } from './json.js';
+import type { ReadableStreamReadResult } from 'node:stream/web';
 import type { z } from 'zod';
 import {
   DEFAULT_MAX_RESULT_BYTES,
@@ -111,25 +112,35 @@ export class LakeClient {
 function parse<T>(schema: z.ZodType<T>, text: string, status: number, what: string): T {
   const parsed = schema.safeParse(parseJson(text));
   if (!parsed.success)
-    throw new LakeRequestError(`${what}: unexpected answer from the lake server`, status, 'unexpected_answer');
+    throw new LakeRequestError(
+      `${what}: unexpected answer from the lake server`,
+      status,
+      'unexpected_answer',
+    );
   return parsed.data;
 }
 
 /** The body as text, refused past `limit` bytes (a lake that ignores the request's limit). */
 async function readAtMost(response: Response, limit: number): Promise<string> {
   if (response.body === null) return '';
-  const chunks: Uint8Array[] = [];
+  const reader = response.body.getReader();
+  const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of response.body) {
-    size += chunk.byteLength;
-    // Leaving the loop cancels the stream.
-    if (size > limit)
+  for (;;) {
+    const read: ReadableStreamReadResult<unknown> = await reader.read();
+    if (read.done) break;
+    // A view of bytes, whichever realm made it (jest's VM modules have their own Uint8Array).
+    if (!ArrayBuffer.isView(read.value)) continue;
+    size += read.value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
       throw new LakeRequestError(
         `the answer is larger than the limit of ${limit} bytes`,
         413,
         'result_too_large',
       );
-    chunks.push(chunk);
+    }
+    chunks.push(Buffer.from(read.value.buffer, read.value.byteOffset, read.value.byteLength));
   }
   return Buffer.concat(chunks).toString('utf8');
 }

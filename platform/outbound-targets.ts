@@ -202,17 +202,17 @@ export function pinnedLookup(address: string, family: 4 | 6) {
  * make itself. Node skips `lookup` for IP literals: check a literal host with resolveTargetHost
  * before using the Agent.
  */
-export function guardedLookup(
-  policy: TargetPolicy,
-  options: ResolveOptions & { subject: TargetSubject },
-) {
+export function guardedLookup(policy: TargetPolicy, options: ResolveOptions & { subject: TargetSubject }) {
   return (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback): void => {
     resolveTargetHost(hostname, policy, options).then(
       ({ address, family }) => {
         pinnedLookup(address, family)(hostname, lookupOptions, callback);
       },
       (err: unknown) => {
-        callback(Object.assign(err instanceof Error ? err : new Error(String(err)), { code: 'EREFUSEDTARGET' }), '');
+        callback(
+          Object.assign(err instanceof Error ? err : new Error(String(err)), { code: 'EREFUSEDTARGET' }),
+          '',
+        );
       },
     );
   };

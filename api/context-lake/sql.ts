@@ -3,6 +3,7 @@ import { Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import { CONTEXT_LAKE_NAME } from '../../crds/context-lake.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
+import { settleWithin } from '../../platform/deadline.js';
 import { LakeClient, LakeRequestError } from '../../platform/lake-client.js';
 import { DEFAULT_MAX_RESULT_BYTES } from '../../platform/lake-protocol.js';
 import type { SqlResult } from '../../platform/lake-protocol.js';
@@ -76,27 +77,6 @@ function outcomeOf(err: unknown): Outcome {
   return err.code === 'service_unavailable' ? 'unavailable' : 'failed';
 }
 
-/** `work`'s outcome, or the timeout error once the deadline passes (the work goes on unobserved). */
-function withinDeadline<T>(work: Promise<T>, deadline: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const expire = (): void => {
-      reject(timedOut());
-    };
-    if (deadline.aborted) expire();
-    else deadline.addEventListener('abort', expire, { once: true });
-    work.then(
-      (value) => {
-        deadline.removeEventListener('abort', expire);
-        resolve(value);
-      },
-      (err: unknown) => {
-        deadline.removeEventListener('abort', expire);
-        reject(err);
-      },
-    );
-  });
-}
-
 /**
  * POST /sql: wakes a paused or missing lake, waits (on the read model's change events, never by
  * polling the store) until it is Ready for its current generation, and proxies the query; all of
@@ -166,7 +146,7 @@ export class LakeSql {
     const lake = cachedLake(this.deps.readModel, principal);
     if (lake?.spec.operatingMode === 'Running') return;
     // The store's retries are bounded too, but the call's deadline is the one the client sees.
-    await withinDeadline(setOperatingMode(this.deps, principal, 'Running'), deadline);
+    await settleWithin(setOperatingMode(this.deps, principal, 'Running'), deadline, timedOut);
   }
 
   /**

@@ -2,7 +2,12 @@ import { constants } from 'node:fs';
 import { copyFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileSource } from '../../platform/lake-config/dataset-source.js';
-import { FILE_ROOTS_RULE, isBelowRoots, realPathOf, realRoots } from '../../platform/lake-config/file-roots.js';
+import {
+  FILE_ROOTS_RULE,
+  isBelowRoots,
+  realPathOf,
+  realRoots,
+} from '../../platform/lake-config/file-roots.js';
 import { SourceError, isDataFile } from './types.js';
 import type { DatasetReader, SourceObject } from './types.js';
 

@@ -22,7 +22,9 @@ export const DATASET_SOURCE: TargetSubject = { noun: 'dataset source', plural: '
 
 /** A refused target as a load failure; any other error as it is. */
 function asSourceError(err: unknown, display: string): unknown {
-  return err instanceof TargetRefusedError ? new SourceError(`${display}: ${err.message}`, { cause: err }) : err;
+  return err instanceof TargetRefusedError
+    ? new SourceError(`${display}: ${err.message}`, { cause: err })
+    : err;
 }
 
 /** Checks the host of `url` now (an IP literal is never passed to an Agent's lookup). */

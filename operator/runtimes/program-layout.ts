@@ -64,7 +64,9 @@ export function programEnvironment(
       ? {}
       : { AGENTRY_LAKE_FILE_ROOTS: lake.fileRoots.join(',') }),
     ...(lake?.allowPrivateTargets === true ? { AGENTRY_LAKE_PRIVATE_TARGETS: 'true' } : {}),
-    ...(lake?.maxResultBytes === undefined ? {} : { AGENTRY_LAKE_MAX_RESULT_BYTES: String(lake.maxResultBytes) }),
+    ...(lake?.maxResultBytes === undefined
+      ? {}
+      : { AGENTRY_LAKE_MAX_RESULT_BYTES: String(lake.maxResultBytes) }),
   };
 }
 

@@ -23,6 +23,9 @@ describe('lake configuration (environment)', () => {
       AGENTRY_LAKE_DATA_DIR: '/var/lib/agentry-lake',
       AGENTRY_LAKE_QUERY_TIMEOUT: 120_000,
       AGENTRY_LAKE_ROW_LIMIT: 10_000,
+      AGENTRY_LAKE_FILE_ROOTS: [],
+      AGENTRY_LAKE_PRIVATE_TARGETS: false,
+      AGENTRY_LAKE_MAX_RESULT_BYTES: 64 * 1024 * 1024,
       AGENTRY_LOG_LEVEL: 'info',
     });
     expect([...config.AGENTRY_LAKE_CONNECTORS]).toEqual(['s3', 'https']);
@@ -39,8 +42,14 @@ describe('lake configuration (environment)', () => {
       AGENTRY_LAKE_QUERY_TIMEOUT: '1m30s',
       AGENTRY_LAKE_ROW_LIMIT: '50',
       AGENTRY_LAKE_CONNECTORS: 's3, file',
+      AGENTRY_LAKE_FILE_ROOTS: '/srv/org-a, /srv/shared/',
+      AGENTRY_LAKE_PRIVATE_TARGETS: 'true',
+      AGENTRY_LAKE_MAX_RESULT_BYTES: '1048576',
     });
     expect(config).toMatchObject({
+      AGENTRY_LAKE_FILE_ROOTS: ['/srv/org-a', '/srv/shared'],
+      AGENTRY_LAKE_PRIVATE_TARGETS: true,
+      AGENTRY_LAKE_MAX_RESULT_BYTES: 1_048_576,
       AGENTRY_LAKE_PORT: 0,
       AGENTRY_LAKE_MEMORY_LIMIT: '3GB',
       AGENTRY_LAKE_THREADS: 3,
@@ -67,6 +76,11 @@ describe('lake configuration (environment)', () => {
       'a zero timeout',
       { AGENTRY_LAKE_TOKEN: TOKEN, AGENTRY_LAKE_QUERY_TIMEOUT: '0s' },
       /AGENTRY_LAKE_QUERY_TIMEOUT/,
+    ],
+    [
+      'a relative file root',
+      { AGENTRY_LAKE_TOKEN: TOKEN, AGENTRY_LAKE_FILE_ROOTS: 'data/files' },
+      /AGENTRY_LAKE_FILE_ROOTS: file roots must be absolute/,
     ],
     [
       'an unknown connector',

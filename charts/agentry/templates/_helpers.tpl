@@ -159,6 +159,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 - name: AGENTRY_LAKE_CONNECTORS
   value: {{ join "," .Values.lake.connectors | quote }}
+- name: AGENTRY_LAKE_PRIVATE_TARGETS
+  value: {{ .Values.lake.allowPrivateTargets | quote }}
+- name: AGENTRY_LAKE_MAX_RESULT_BYTES
+  value: {{ .Values.lake.maxResultBytes | int64 | quote }}
 - name: AGENTRY_SQS_ENABLED
   value: {{ .Values.sqs.enabled | quote }}
 - name: AGENTRY_SQS_REGION
