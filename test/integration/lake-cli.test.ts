@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { LakeClient } from '../../platform/lake-client.js';
 import type { LakeStatus } from '../../platform/lake-protocol.js';
 import { REPOSITORY_LAKE_COMMAND } from '../support/runner-command.js';
 import { stopChild, waitForOutput } from '../support/spawn-cli.js';
+import { loopbackCertificate } from '../support/tls.js';
 
 const TOKEN = randomBytes(24).toString('base64url'); // 32 characters
 const LISTENING = /^agentry lake listening on (http:\/\/127\.0\.0\.1:(\d+))$/m;
@@ -49,26 +49,8 @@ let httpsUrl = '';
  * NODE_EXTRA_CA_CERTS, as a lake trusts a private CA in a cluster.
  */
 async function startHttps(): Promise<void> {
-  const key = join(dir, 'key.pem');
-  const cert = join(dir, 'cert.pem');
-  await promisify(execFile)('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=127.0.0.1',
-    '-addext',
-    'subjectAltName=IP:127.0.0.1',
-    '-keyout',
-    key,
-    '-out',
-    cert,
-  ]);
-  https = createHttpsServer({ key: await readFile(key), cert: await readFile(cert) }, (req, res) => {
+  const { key, cert } = await loopbackCertificate(dir);
+  https = createHttpsServer({ key, cert }, (req, res) => {
     if (new URL(req.url ?? '/', 'https://x').pathname !== '/data/cities.csv') {
       res.writeHead(404).end();
       return;
@@ -105,6 +87,8 @@ describe('agentry lake (the command)', () => {
   it('prints its listening line once, loads over https, serves with the token, and stops with exit 0 on SIGTERM', async () => {
     const child = spawnLake({
       NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem'),
+      // The https server is on loopback: allowed here, as in the embedded default.
+      AGENTRY_LAKE_PRIVATE_TARGETS: 'true',
       AGENTRY_LAKE_TOKEN: TOKEN,
       AGENTRY_LAKE_PORT: '0',
       AGENTRY_LAKE_HOST: '127.0.0.1',

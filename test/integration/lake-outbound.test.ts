@@ -3,16 +3,14 @@
 // classes (metadata, private ranges...) are checked by classification alone, in
 // test/unit/outbound-targets.test.ts, never by connecting.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server as HttpsServer } from 'node:https';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { LakeConfigSchema } from '../../lake/config.js';
 import { startLakeServer } from '../../lake/server.js';
 import type { RunningLake } from '../../lake/server.js';
@@ -21,6 +19,7 @@ import type { Dataset } from '../../crds/context-lake.js';
 import { LakeClient } from '../../platform/lake-client.js';
 import type { LakeStatus } from '../../platform/lake-protocol.js';
 import { createLogger } from '../../platform/log.js';
+import { loopbackCertificate } from '../support/tls.js';
 
 const TOKEN = randomBytes(24).toString('base64url');
 
@@ -181,28 +180,9 @@ describe('lake https downloads: redirects', () => {
   let port: number;
 
   beforeAll(async () => {
-    // A self-signed certificate for 127.0.0.1, made by openssl for this test only.
-    const key = join(dir, 'key.pem');
-    const cert = join(dir, 'cert.pem');
-    await promisify(execFile)('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ]);
-    ca = await readFile(cert, 'utf8');
-    tls = createHttpsServer({ key: await readFile(key), cert: ca }, (_req, res) => {
+    const certificate = await loopbackCertificate(dir);
+    ca = certificate.cert;
+    tls = createHttpsServer({ key: certificate.key, cert: ca }, (_req, res) => {
       res.writeHead(302, { location: `https://127.0.0.1:${v4.port}/orders.csv` }).end();
     });
     await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
