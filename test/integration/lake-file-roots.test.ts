@@ -6,13 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LakeConfigSchema } from '../../lake/config.js';
-import { startLakeServer } from '../../lake/server.js';
 import type { RunningLake } from '../../lake/server.js';
 import type { Dataset } from '../../crds/context-lake.js';
 import { LakeClient } from '../../platform/lake-client.js';
 import type { LakeStatus } from '../../platform/lake-protocol.js';
-import { createLogger } from '../../platform/log.js';
+import { loadOneDataset, startTestLake } from '../support/lake-server.js';
 
 const TOKEN = randomBytes(24).toString('base64url');
 const SECRET = 'runner-token-of-another-org';
@@ -23,33 +21,13 @@ let lake: RunningLake;
 let client: LakeClient;
 let generation = 0;
 
-async function startLake(env: Record<string, string>): Promise<RunningLake> {
-  return startLakeServer(
-    LakeConfigSchema.parse({
-      AGENTRY_LAKE_TOKEN: TOKEN,
-      AGENTRY_LAKE_HOST: '127.0.0.1',
-      AGENTRY_LAKE_PORT: '0',
-      AGENTRY_LAKE_CONNECTORS: 'file',
-      AGENTRY_LAKE_MEMORY_LIMIT: '256MB',
-      AGENTRY_LAKE_THREADS: '1',
-      ...env,
-    }),
-    { logger: createLogger({ level: 'silent' }) },
-  );
-}
+const startLake = (env: Record<string, string>): Promise<RunningLake> =>
+  startTestLake(TOKEN, { AGENTRY_LAKE_CONNECTORS: 'file', ...env });
 
 /** Pushes one dataset and waits until it settled; answers its state. */
 async function load(dataset: Dataset, on: LakeClient = client): Promise<LakeStatus['datasets'][string]> {
   generation += 1;
-  await on.applyConfig({ generation, config: { name: 'roots', datasets: [dataset] } });
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const status = await on.status();
-    const state = status.datasets[dataset.name];
-    if (!status.loading && status.generation === generation && state !== undefined) return state;
-    if (Date.now() > deadline) throw new Error(`not settled: ${JSON.stringify(status)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return loadOneDataset(on, generation, dataset);
 }
 
 const csv = (name: string, path: string): Dataset => ({

@@ -11,14 +11,12 @@ import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LakeConfigSchema } from '../../lake/config.js';
-import { startLakeServer } from '../../lake/server.js';
 import type { RunningLake } from '../../lake/server.js';
 import { guardedGet } from '../../lake/sources/outbound.js';
 import type { Dataset } from '../../crds/context-lake.js';
 import { LakeClient } from '../../platform/lake-client.js';
 import type { LakeStatus } from '../../platform/lake-protocol.js';
-import { createLogger } from '../../platform/log.js';
+import { loadOneDataset, startTestLake } from '../support/lake-server.js';
 import { loopbackCertificate } from '../support/tls.js';
 
 const TOKEN = randomBytes(24).toString('base64url');
@@ -56,34 +54,13 @@ let v4: CountingListener;
 let v6: CountingListener | undefined;
 let generation = 0;
 
-async function startLake(name: string, env: Record<string, string> = {}): Promise<RunningLake> {
-  return startLakeServer(
-    LakeConfigSchema.parse({
-      AGENTRY_LAKE_TOKEN: TOKEN,
-      AGENTRY_LAKE_HOST: '127.0.0.1',
-      AGENTRY_LAKE_PORT: '0',
-      AGENTRY_LAKE_DATA_DIR: join(dir, name),
-      AGENTRY_LAKE_MEMORY_LIMIT: '256MB',
-      AGENTRY_LAKE_THREADS: '1',
-      ...env,
-    }),
-    { logger: createLogger({ level: 'silent' }) },
-  );
-}
+const startLake = (name: string, env: Record<string, string> = {}): Promise<RunningLake> =>
+  startTestLake(TOKEN, { AGENTRY_LAKE_DATA_DIR: join(dir, name), ...env });
 
 /** Pushes one dataset and waits until it settled; answers its state. */
 async function load(lake: RunningLake, dataset: Dataset): Promise<LakeStatus['datasets'][string]> {
-  const client = new LakeClient({ endpoint: lake.url, token: TOKEN });
   generation += 1;
-  await client.applyConfig({ generation, config: { name: 'outbound', datasets: [dataset] } });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const status = await client.status();
-    const state = status.datasets[dataset.name];
-    if (!status.loading && status.generation === generation && state !== undefined) return state;
-    if (Date.now() > deadline) throw new Error(`not settled: ${JSON.stringify(status)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return loadOneDataset(new LakeClient({ endpoint: lake.url, token: TOKEN }), generation, dataset);
 }
 
 const s3Dataset = (endpoint: string): Dataset => ({

@@ -5,11 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LakeConfigSchema } from '../../lake/config.js';
-import { startLakeServer } from '../../lake/server.js';
 import type { RunningLake } from '../../lake/server.js';
 import { LakeClient } from '../../platform/lake-client.js';
-import { createLogger } from '../../platform/log.js';
+import { startTestLake } from '../support/lake-server.js';
 
 const TOKEN = randomBytes(24).toString('base64url');
 const MEGABYTE_ROWS = (count: number): string =>
@@ -21,18 +19,11 @@ let client: LakeClient;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agentry-lake-limit-'));
-  lake = await startLakeServer(
-    LakeConfigSchema.parse({
-      AGENTRY_LAKE_TOKEN: TOKEN,
-      AGENTRY_LAKE_HOST: '127.0.0.1',
-      AGENTRY_LAKE_PORT: '0',
-      AGENTRY_LAKE_DATA_DIR: join(dir, 'lake'),
-      AGENTRY_LAKE_MEMORY_LIMIT: '512MB',
-      AGENTRY_LAKE_THREADS: '1',
-      AGENTRY_LAKE_MAX_RESULT_BYTES: String(16 * 1024 * 1024),
-    }),
-    { logger: createLogger({ level: 'silent' }) },
-  );
+  lake = await startTestLake(TOKEN, {
+    AGENTRY_LAKE_DATA_DIR: join(dir, 'lake'),
+    AGENTRY_LAKE_MEMORY_LIMIT: '512MB',
+    AGENTRY_LAKE_MAX_RESULT_BYTES: String(16 * 1024 * 1024),
+  });
   client = new LakeClient({ endpoint: lake.url, token: TOKEN });
   await client.applyConfig({ generation: 1, config: { name: 'limits' } });
 }, 60_000);
