@@ -184,6 +184,8 @@ describe('with a real lake server', () => {
         AGENTRY_LAKE_PORT: '0',
         AGENTRY_LAKE_DATA_DIR: dataDir,
         AGENTRY_LAKE_MEMORY_LIMIT: '256MB',
+        // S3 is moto on a loopback or private address.
+        AGENTRY_LAKE_PRIVATE_TARGETS: 'true',
         AGENTRY_LAKE_THREADS: '1',
         AGENTRY_LAKE_CONNECTORS: 's3',
         AGENTRY_LOG_LEVEL: 'silent',

@@ -154,6 +154,8 @@ beforeAll(async () => {
       AGENTRY_LAKE_DATA_DIR: dir,
       AGENTRY_LAKE_THREADS: '1',
       AGENTRY_LAKE_MEMORY_LIMIT: '256MB',
+      // S3 is moto on a loopback or private address.
+      AGENTRY_LAKE_PRIVATE_TARGETS: 'true',
     }),
     { logger: createLogger({ level: 'silent' }) },
   );

@@ -78,6 +78,8 @@ export function realNodeValues(target: InstallTarget, images: AgentryImages, buc
     sqs: { enabled: true, region: 'us-east-1', endpoint: target.motoPodUrl },
     // The tests' webhook receiver listens on the node bridge.
     webhooks: { allowPrivateTargets: true },
+    // moto, the lake's S3, too.
+    lake: { allowPrivateTargets: true },
     organizations: [{ name: E2E_ORG, displayName: 'End to end', plan: 'pro' }],
     api: { replicas: 2, resources: small, nodeSelector: REAL_NODE_SELECTOR },
     operator: { replicas: 2, resources: small, nodeSelector: REAL_NODE_SELECTOR },
