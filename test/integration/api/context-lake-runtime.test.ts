@@ -8,9 +8,18 @@ import { lake, lakeError, s3Dataset, storedLake, writeLakeStatus } from './conte
 
 let api: TestApi;
 const now = new Date('2026-03-04T05:06:07.089Z');
+const logLines: string[] = [];
 
 beforeAll(async () => {
-  api = await startTestApi({ lakeSqlTimeoutMs: 500, now: () => now });
+  api = await startTestApi({
+    lakeSqlTimeoutMs: 500,
+    now: () => now,
+    logDestination: {
+      write(line: string) {
+        logLines.push(line);
+      },
+    },
+  });
 });
 afterAll(async () => {
   await api.stop();
@@ -166,6 +175,18 @@ describe('POST /sql', () => {
     expect((await storedLake(api, 'sql-cold'))?.spec.operatingMode).toBe('Hibernated');
     await lakeError(lake(api, key, 'POST', '/sql', { query: 'SELECT 1' }), 504, 'timeout');
     expect((await storedLake(api, 'sql-cold'))?.spec.operatingMode).toBe('Running');
+  });
+
+  it('logs a call that ran out of time, with where it was waiting', async () => {
+    const key = await api.key({ org: 'sql-log', user: 'lou' });
+    await lakeError(lake(api, key, 'POST', '/sql', { query: 'SELECT 1' }), 504, 'timeout');
+    const line = logLines.find(
+      (text) => text.includes('a context lake query ran out of time') && text.includes('sql-log'),
+    );
+    expect(JSON.parse(line ?? '{}')).toMatchObject({
+      namespace: 'agentry-org-sql-log',
+      phase: 'waiting for the lake',
+    });
   });
 
   it('provisions a missing lake before waiting', async () => {
