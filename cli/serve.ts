@@ -8,7 +8,7 @@ import { notificationQueuesFromConfig } from '../platform/lake-notifications/que
 import type { SqsNotificationQueues } from '../platform/lake-notifications/queues.js';
 import type { Config } from '../platform/config.js';
 import type { Connector } from '../platform/lake-config/dataset-source.js';
-import { organizationFileRoot } from '../platform/lake-config/file-roots.js';
+import { ensureOrganizationFileRoot, organizationFileRoot } from '../platform/lake-config/file-roots.js';
 import { parseDuration } from '../platform/duration.js';
 import { loadExecutorCatalog } from '../platform/executor-catalog.js';
 import type { ExecutorCatalog } from '../platform/executor-catalog.js';
@@ -26,6 +26,7 @@ import { startOperator } from '../operator/operator.js';
 import type { RunningOperator } from '../operator/operator.js';
 import { ProcessRuntime } from '../operator/runtimes/process.js';
 import type { RunnerCommand } from '../operator/runtimes/process.js';
+import { existsSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AGENTRY_VERSION } from '../platform/version.js';
@@ -66,6 +67,18 @@ const embeddedFileRoots =
   (namespace: string): string[] => [
     ...config.AGENTRY_LAKE_FILE_ROOTS,
     organizationFileRoot(config.AGENTRY_DATA_DIR, namespace),
+  ];
+
+/**
+ * What a confined lake server may read besides its own directory: its file roots. The
+ * organization's own is created (a place for its files, and something for bubblewrap to bind);
+ * a configured root that does not exist is left out (bubblewrap cannot bind it).
+ */
+const lakeReadablePaths =
+  (config: Config) =>
+  (namespace: string): string[] => [
+    ...config.AGENTRY_LAKE_FILE_ROOTS.filter((root) => existsSync(root)),
+    ensureOrganizationFileRoot(config.AGENTRY_DATA_DIR, namespace),
   ];
 
 /** The data directory holds every organization's secrets: no file root may contain it. */
@@ -130,6 +143,7 @@ async function startEmbeddedOperator(
     env: { AGENTRY_LOG_LEVEL: config.AGENTRY_LOG_LEVEL },
     isolation: config.AGENTRY_PROCESS_ISOLATION,
     readOnlyPaths: config.AGENTRY_PROCESS_READ_ONLY_PATHS,
+    lakeReadOnlyPaths: lakeReadablePaths(config),
     onChange: (namespace, name, program) => {
       notify(namespace, name, program);
     },

@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { z } from 'zod';
@@ -46,6 +47,16 @@ export const FileRootsSetting = z
 /** The embedded default's directory of one organization's files. */
 export const organizationFileRoot = (dataDir: string, namespace: string): string =>
   join(resolve(dataDir), 'lake-files', namespace);
+
+/**
+ * The organization's directory, created when missing: a place for its files, and something a
+ * confined lake server's sandbox can bind.
+ */
+export function ensureOrganizationFileRoot(dataDir: string, namespace: string): string {
+  const root = organizationFileRoot(dataDir, namespace);
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  return root;
+}
 
 /**
  * The real path of `path`: symbolic links followed. A path that does not exist (yet) is its

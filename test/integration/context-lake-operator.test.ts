@@ -39,10 +39,9 @@ beforeAll(async () => {
   stack = await startEmbeddedStack({
     prefix: 'agentry-lake-operator-',
     contextLakes: { busyPollMs: 300, runningPollMs: 1_000 },
-    // The confined lake servers read their file:// datasets here and nowhere else of the data directory.
-    lakeReadOnlyPaths: (dir) => [join(dir, 'datasets')],
   });
   store = stack.api.store;
+  // The confined lake servers read their file:// datasets here and nowhere else of the data directory.
   dataDir = organizationFileRoot(stack.dir, NAMESPACE);
   await mkdir(dataDir, { recursive: true });
   const instance = await DuckDBInstance.create(':memory:');

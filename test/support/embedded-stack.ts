@@ -10,7 +10,7 @@ import { ProcessRuntime } from '../../operator/runtimes/process.js';
 import { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import { ensureInstallationKey } from '../../platform/installation-key.js';
 import type { ProcessIsolation } from '../../platform/config.js';
-import { organizationFileRoot } from '../../platform/lake-config/file-roots.js';
+import { ensureOrganizationFileRoot, organizationFileRoot } from '../../platform/lake-config/file-roots.js';
 import type { SqsNotificationQueues } from '../../platform/lake-notifications/queues.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
@@ -41,8 +41,6 @@ export async function startEmbeddedStack(
     isolation?: ProcessIsolation;
     /** Extra read-only directories of confined runners (a repository to clone...). */
     readOnlyPaths?: string[];
-    /** Directories confined lake servers may read (their `file://` datasets), given the stack's directory. */
-    lakeReadOnlyPaths?: (dir: string) => string[];
   } = {},
 ): Promise<EmbeddedStack> {
   const dir = await mkdtemp(join(tmpdir(), options.prefix ?? 'agentry-stack-'));
@@ -63,7 +61,8 @@ export async function startEmbeddedStack(
     stopGraceMs: 3_000,
     isolation: options.isolation ?? 'bubblewrap',
     readOnlyPaths: options.readOnlyPaths ?? [],
-    lakeReadOnlyPaths: () => options.lakeReadOnlyPaths?.(dir) ?? [],
+    // As `agentry serve` does: a confined lake server may read its organization's lake-files directory.
+    lakeReadOnlyPaths: (namespace) => [ensureOrganizationFileRoot(dir, namespace)],
     onChange: (ns, name, program) => {
       notify(ns, name, program);
     },
