@@ -227,8 +227,13 @@ describe('isolation on the wire, NetworkPolicy enforced by kube-router', () => {
       key: intruderKey,
       timeoutMs: 240_000,
     });
-    const seen = outcomes(streamText(stream));
-    expect(seen).toEqual(Object.fromEntries(targets.map((t) => [t.name, 'closed'])));
+    const text = streamText(stream);
+    // The whole stream in the failure message: a prompt that did not run shows why.
+    expect({ done: stream.done?.status, seen: outcomes(text) }).toEqual({
+      done: 'completed',
+      seen: Object.fromEntries(targets.map((t) => [t.name, 'closed'])),
+    });
+    expect(text).not.toMatch(/probe \S+ open/);
   }, 300_000);
 
   it('the same targets not fenced by their own ingress policy answer a Pod that no workspace policy covers', async () => {

@@ -1,0 +1,59 @@
+// Everything the real-node tests and the real-node bench stand on: the Debian packages, our images
+// (built or reused by images/build.sh), a harness cluster with one real node whose containerd holds
+// them, and Agentry installed on it with helm as a platform team would.
+import { execFile as execFileCallback } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
+import { HarnessError } from '../../cluster/harness/tools.js';
+import { buildAgentryImages } from './agentry-images.js';
+import { toEnvState } from './env.js';
+import type { RealNodeEnv } from './env.js';
+import { installAgentry } from './install-agentry.js';
+import type { AgentryDeployment } from './install-agentry.js';
+import { startRealNode } from './node.js';
+import type { RealNode } from './node.js';
+import { destroyRealNode } from './teardown.js';
+
+const execFile = promisify(execFileCallback);
+const seconds = (since: number): string => ((Date.now() - since) / 1000).toFixed(1);
+
+async function ensurePackages(): Promise<void> {
+  const packages = (await readFile('scripts/test-packages.txt', 'utf8')).split('\n').filter((p) => p !== '');
+  try {
+    await execFile('bash', ['scripts/ensure-packages.sh', ...packages], { timeout: 600_000 });
+  } catch (err) {
+    throw new HarnessError('the real-node tests could not install the Debian packages they need', {
+      cause: err,
+    });
+  }
+}
+
+export interface RealNodeDeployment {
+  node: RealNode;
+  state: RealNodeEnv & AgentryDeployment;
+}
+
+/** Packages, images, node, helm install; progress on stderr. On failure nothing is left running. */
+export async function startRealNodeDeployment(
+  onNode: (node: RealNode) => void = () => undefined,
+): Promise<RealNodeDeployment> {
+  const started = Date.now();
+  await ensurePackages();
+  const built = await buildAgentryImages(tmpdir());
+  process.stderr.write(`\nimages ready in ${seconds(started)} s\n`);
+  const node = await startRealNode({ imageArchives: built.archives });
+  onNode(node);
+  process.stderr.write(
+    `real node ready at ${seconds(started)} s (kubelet to Ready ${(node.nodeReadyMs / 1000).toFixed(1)} s)\n`,
+  );
+  const state = toEnvState(node);
+  try {
+    const installed = await installAgentry(state, built.images);
+    process.stderr.write(`Agentry installed at ${seconds(started)} s\n`);
+    return { node, state: { ...state, ...installed } };
+  } catch (err) {
+    await destroyRealNode(node);
+    throw err;
+  }
+}
