@@ -14,6 +14,7 @@ import type { Logger } from '../platform/log.js';
 import { createMetricsRegistry } from '../platform/metrics.js';
 import { parseDuration } from '../platform/duration.js';
 import { loadExecutorCatalog } from '../platform/executor-catalog.js';
+import { loadSkillCatalog } from '../platform/skill-catalog.js';
 import { ensureInstallationKey } from '../platform/installation-key.js';
 import { openObjectStore } from '../platform/objectstore/open.js';
 import { openStore } from '../platform/store/open.js';
@@ -109,6 +110,7 @@ export async function runOperatorCommand(config: Config): Promise<number> {
     // The API server's store: signed URLs of the filesystem store point at the API (AGENTRY_PUBLIC_URL).
     objectStore: openObjectStore(config, { installationKey, publicUrl: publicUrlOf(config) }),
     executors: await loadExecutorCatalog(config.AGENTRY_EXECUTORS_FILE),
+    skills: await loadSkillCatalog(config.AGENTRY_SKILLS_FILE),
     deletedTaskRetentionMs: parseDuration(config.AGENTRY_DELETED_TASK_RETENTION),
     webhooks: webhookDeliverySettings(config, false),
     ...(lakeNotificationQueues === undefined ? {} : { lakeNotificationQueues }),

@@ -11,6 +11,7 @@ import type { Connector } from '../platform/lake-config/dataset-source.js';
 import { ensureOrganizationFileRoot, organizationFileRoot } from '../platform/lake-config/file-roots.js';
 import { parseDuration } from '../platform/duration.js';
 import { loadExecutorCatalog } from '../platform/executor-catalog.js';
+import { loadSkillCatalog } from '../platform/skill-catalog.js';
 import type { ExecutorCatalog } from '../platform/executor-catalog.js';
 import { ensureInstallationKey } from '../platform/installation-key.js';
 import type { InstallationKey } from '../platform/installation-key.js';
@@ -157,6 +158,7 @@ async function startEmbeddedOperator(
     controlNamespace: config.AGENTRY_NAMESPACE,
     ...shared,
     executorEnvFallback: executorEnvOfThisProcess(shared.executors),
+    skills: await loadSkillCatalog(config.AGENTRY_SKILLS_FILE),
     deletedTaskRetentionMs: parseDuration(config.AGENTRY_DELETED_TASK_RETENTION),
     webhooks: webhookDeliverySettings(config, true),
   });

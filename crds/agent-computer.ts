@@ -12,6 +12,12 @@ import {
 import { defineCustomResource } from './resource.js';
 import type { CustomResource } from './resource.js';
 
+/** Agent instructions are a document, not a prompt; the same bound as a prompt. */
+export const MAX_AGENT_INSTRUCTIONS_LENGTH = 100_000;
+
+/** The Secret (owned by the AgentComputer) holding the executor environment set by PATCH `env`. */
+export const agentComputerEnvSecretName = (name: string): string => `agentcomputer-env-${name}`;
+
 export const AgentComputerSpecSchema = z.object({
   displayName: z.string().min(1).max(200).default('Agent Computer'),
   icon: z.string().max(50).optional(),
@@ -27,6 +33,10 @@ export const AgentComputerSpecSchema = z.object({
   ephemeral: z.boolean().default(false),
   /** Changing it redeploys the workload (like `kubectl rollout restart`). */
   restartedAt: isoTimestamp.optional(),
+  /** Project instructions every executor reads (CLAUDE.md, AGENTS.md, GEMINI.md …), set by PATCH. */
+  agentInstructions: z.string().max(MAX_AGENT_INSTRUCTIONS_LENGTH).optional(),
+  /** Names of the executor environment held in the Secret `agentComputerEnvSecretName(name)`; never values. */
+  envNames: z.array(z.string().min(1).max(128)).max(100).optional(),
 });
 export type AgentComputerSpec = z.infer<typeof AgentComputerSpecSchema>;
 

@@ -38,6 +38,9 @@ export const PromptSpecSchema = z.object({
 });
 export type PromptSpec = z.infer<typeof PromptSpecSchema>;
 
+/** The Secret holding a task's executor environment; the Task owns it. */
+export const taskEnvSecretName = (name: string): string => `task-env-${name}`;
+
 export const TaskSpecSchema = z.object({
   /** Name of the AgentComputer the task runs on. */
   workspace: z.string().min(1).max(253),
@@ -56,6 +59,8 @@ export const TaskSpecSchema = z.object({
    * installation key, so the resource holds no credential; a new one kills old links.
    */
   shareId: z.uuid().optional(),
+  /** Names of the task's executor environment (POST /tasks `env`), held in the Secret `taskEnvSecretName(name)`. */
+  envNames: z.array(z.string().min(1).max(128)).max(100).optional(),
   /** Soft delete: set once; the task answers 404 from then on and is purged after retention. */
   deletedAt: isoTimestamp.optional(),
 });

@@ -37,6 +37,7 @@ import type { WorkloadRuntime } from './runtimes/types.js';
 import { addWebhookDeliveryController } from './webhooks/index.js';
 import { addLakeNotificationsController } from './notifications/index.js';
 import { addUploadedFileExpiryController } from './storage/uploaded-file-expiry.js';
+import type { SkillCatalog } from '../platform/skill-catalog.js';
 import type { SqsNotificationQueues } from '../platform/lake-notifications/queues.js';
 
 export interface OperatorOptions {
@@ -55,6 +56,10 @@ export interface OperatorOptions {
   executors: ExecutorCatalog;
   /** Executor variables for which no Secret exists: the embedded default passes its own environment. */
   executorEnvFallback?: Readonly<Record<string, string>>;
+  /** The skills catalog (AGENTRY_SKILLS_FILE); without it only `github:` references resolve. */
+  skills?: SkillCatalog;
+  /** Skills may be fetched from loopback and private addresses; default: the webhooks' setting. */
+  allowPrivateSkillSources?: boolean;
   /** How long soft-deleted tasks are kept before they are removed. Default 7 days. */
   deletedTaskRetentionMs?: number;
   taskWorkers?: number;
@@ -255,6 +260,9 @@ function addTaskController(manager: ControllerManager, options: OperatorOptions,
       metrics: new TaskMetrics(options.registry),
       envFallback: options.executorEnvFallback ?? {},
       objectStore: options.objectStore,
+      ...(options.skills === undefined ? {} : { skills: options.skills }),
+      allowPrivateSkillSources:
+        options.allowPrivateSkillSources ?? options.webhooks?.allowPrivateTargets ?? false,
       ...(options.deletedTaskRetentionMs === undefined
         ? {}
         : { deletedRetentionMs: options.deletedTaskRetentionMs }),

@@ -50,6 +50,8 @@ export const ConfigSchema = z.object({
   AGENTRY_WORKLOAD_EGRESS_ALLOW: EgressAllowSetting,
   /** API and operator: executor definitions (YAML or JSON `{ executors: [...] }`) replacing or adding to the built-ins. */
   AGENTRY_EXECUTORS_FILE: z.string().min(1).optional(),
+  /** Operator: the skills catalog (YAML or JSON `{ skills: [...] }`): slug → git repository or directory. */
+  AGENTRY_SKILLS_FILE: z.string().min(1).optional(),
   /** Operator: how long soft-deleted tasks are kept before they are removed (a Go duration). */
   AGENTRY_DELETED_TASK_RETENTION: z
     .string()

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { RELATIVE_WORKSPACE_PATH } from './agent-conventions.js';
 import { parseDuration } from './duration.js';
 import { ExecutorInvocationSchema } from './runner-protocol.js';
 import type { ExecutorInvocation } from './runner-protocol.js';
@@ -43,6 +44,10 @@ export const ExecutorDefinitionSchema = z.strictObject({
       }
     }, 'must be a duration of at least 1s, e.g. "30m"')
     .default('1h'),
+  /** Where it reads project instructions; default by format (platform/agent-conventions.ts). */
+  instructionsFile: z.string().regex(RELATIVE_WORKSPACE_PATH).optional(),
+  /** Where it reads project skills; `null`: it has none; default by format. */
+  skillsDir: z.string().regex(RELATIVE_WORKSPACE_PATH).nullable().optional(),
 });
 export type ExecutorDefinition = z.output<typeof ExecutorDefinitionSchema>;
 

@@ -24,6 +24,7 @@ export const EventTypeSchema = z.enum([
   'result',
   'error',
   'status',
+  'warning',
 ]);
 export type EventType = z.infer<typeof EventTypeSchema>;
 
@@ -45,6 +46,8 @@ export const EventPayloadSchemas = {
   result: z.looseObject({ result: z.string(), usage: z.record(z.string(), z.unknown()).optional() }),
   error: z.looseObject({ message: z.string() }),
   status: z.looseObject({ status: RunnerPromptStatusSchema, error: z.string().optional() }),
+  /** Something the client asked for was skipped, but the prompt runs (an unknown skill, say). */
+  warning: z.looseObject({ message: z.string(), code: z.string().optional() }),
 } as const satisfies Record<EventType, z.ZodType>;
 
 /** One event of a task's append-only log: `seq` starts at 0 per task and never repeats. */
@@ -76,6 +79,10 @@ export const ExecutorInvocationSchema = z.object({
     .int()
     .min(1)
     .max(7 * 24 * 3600),
+  /** Where this executor reads project instructions, relative to the working directory. */
+  instructionsFile: z.string().max(255).optional(),
+  /** Where it reads project skills (`<skillsDir>/<name>/SKILL.md`); absent: it has none. */
+  skillsDir: z.string().max(255).optional(),
 });
 export type ExecutorInvocation = z.infer<typeof ExecutorInvocationSchema>;
 
@@ -85,11 +92,40 @@ export const PromptInputFileSchema = z.object({
   url: z.url(),
 });
 
+/** A skill name as a directory: the Agent Skills naming rule, a little wider (dots, underscores). */
+export const SkillNameSchema = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/);
+
+/**
+ * Where one requested skill comes from, resolved by the operator: a git repository (cloned by the
+ * runner with the SSRF guard; `path` is the skill's directory inside it) or a directory on the
+ * workspace's own disk (part of the runner image). Neither: the installation does not know it.
+ */
+export const SkillSourceSchema = z.strictObject({
+  /** As the client named it: a catalog slug or a `github:` reference. */
+  slug: z.string().min(1).max(2048),
+  name: SkillNameSchema,
+  git: z
+    .strictObject({
+      url: z.string().min(1).max(2048),
+      ref: z.string().min(1).max(255).optional(),
+      path: z.string().min(1).max(1024).optional(),
+    })
+    .optional(),
+  directory: z.string().min(1).max(4096).optional(),
+});
+export type SkillSource = z.infer<typeof SkillSourceSchema>;
+
 export const DispatchPromptRequestSchema = z.strictObject({
   text: z.string().min(1).max(100_000),
   executor: ExecutorInvocationSchema,
   files: z.array(PromptInputFileSchema).max(100).default([]),
   skills: z.array(z.string()).max(100).default([]),
+  /** One entry per skill in `skills`, in order; an entry without git or directory is unknown here. */
+  skillSources: z.array(SkillSourceSchema).max(100).default([]),
+  /** Skills may be fetched from loopback and private addresses, and over plain http. */
+  allowPrivateSkillSources: z.boolean().default(false),
+  /** The workspace's agent instructions; absent: any section Agentry wrote before is removed. */
+  agentInstructions: z.string().max(100_000).optional(),
   /** Cloned into the working directory before the first prompt that names it (once per repository). */
   githubUrl: z.string().max(2048).optional(),
   branch: z.string().max(255).optional(),

@@ -20,6 +20,10 @@ export const AgentComputerRecordSchema = z.object({
    * `status` says how far that has come, so a stop answers `ready` + `hibernated` until it sleeps.
    */
   requestedMode: z.enum(['running', 'hibernated']),
+  /** Project instructions every executor in this workspace reads (PATCH sets them). */
+  agentInstructions: z.string().nullable(),
+  /** Names of the executor environment set by PATCH `env`; the values are never shown. */
+  envNames: z.array(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -73,6 +77,8 @@ export function presentAgentComputer(ac: AgentComputer, publicUrl: string): Agen
     url: `${publicUrl}/v1/agent-computers/${ac.metadata.name}`,
     provisionError: ac.status?.provisionError ?? null,
     requestedMode: ac.spec.operatingMode === 'Hibernated' ? 'hibernated' : 'running',
+    agentInstructions: ac.spec.agentInstructions ?? null,
+    envNames: ac.spec.envNames ?? [],
     createdAt: isoMillis(createdAt),
     updatedAt: isoMillis(updatedAt(ac)),
   };

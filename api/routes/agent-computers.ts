@@ -7,6 +7,10 @@ import { createAgentComputer } from '../agent-computers/create-agent-computer.js
 import { updateWithRetry } from '../optimistic-update.js';
 import { ApiError } from '../errors.js';
 import { findWorkspace } from '../agent-computers/find-workspace.js';
+import {
+  PatchAgentComputerBodySchema,
+  configureAgentComputer,
+} from '../agent-computers/configure-agent-computer.js';
 import { PaginationQuerySchema, listEnvelopeSchema, newestFirst, paginate } from '../pagination.js';
 import { AgentComputerRecordSchema, presentAgentComputer } from '../presenters/agent-computer.js';
 import type { ReadModel } from '../read-model.js';
@@ -139,6 +143,23 @@ export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinit
         status: 200,
         body: presentAgentComputer(findAgentComputer(principal.namespace, params.id), deps.publicUrl),
       }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/v1/agent-computers/:id',
+      operationId: 'updateAgentComputer',
+      summary: "Set an agent computer's name, agent instructions or executor environment",
+      tag: 'Agent computers',
+      scope: 'agent-computers:write',
+      params: IdParamsSchema,
+      body: PatchAgentComputerBodySchema,
+      responses: { 200: { description: 'The agent computer as changed', schema: AgentComputerRecordSchema } },
+      handler: async ({ params, body, principal }) => {
+        const ac = findAgentComputer(principal.namespace, params.id);
+        const updated = await configureAgentComputer(deps.store, ac, body);
+        deps.readModel.agentComputers.observe(updated);
+        return { status: 200, body: presentAgentComputer(updated, deps.publicUrl) };
+      },
     }),
     defineRoute({
       method: 'delete',

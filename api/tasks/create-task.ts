@@ -10,6 +10,7 @@ import { checkExecutor } from './executor-policy.js';
 import { createAgentComputer } from '../agent-computers/create-agent-computer.js';
 import { assertTaskSlot } from './limits.js';
 import { cloneUrlOf } from './schemas.js';
+import { adoptTaskEnvSecret, createTaskEnvSecret, removeTaskEnvSecret } from './task-env.js';
 import type { AddPromptBody, CreateTaskBody } from './schemas.js';
 
 /** Tasks carry the name of their workspace here, so the operator and kubectl can select by it. */
@@ -53,6 +54,8 @@ function createEphemeralWorkspace(
   );
 }
 
+const hasEnv = (body: CreateTaskBody): boolean => body.env !== undefined && Object.keys(body.env).length > 0;
+
 function taskObject(
   principal: Principal,
   body: CreateTaskBody,
@@ -72,6 +75,7 @@ function taskObject(
     branch: body.branchName ?? (githubUrl === undefined ? undefined : 'main'),
     prompts: [promptSpecOf({ prompt: body.prompt, files: body.files, skills: body.skills }, fields.now)],
     shareId: visibility === 'public' ? randomUUID() : undefined,
+    envNames: hasEnv(body) ? Object.keys(body.env ?? {}).sort() : undefined,
   });
   return {
     apiVersion: apiVersionOf(TaskType),
@@ -127,11 +131,17 @@ export async function createTask(
     workspace: workspace.metadata.name,
     now: deps.now(),
   });
+  const namespace = principal.namespace;
   try {
+    if (body.env !== undefined && hasEnv(body))
+      await createTaskEnvSecret(deps.store, namespace, task.metadata.name, body.env);
     const created = await deps.store.create(TaskType, task);
     deps.readModel.observeTask(created);
+    if (hasEnv(body)) await adoptTaskEnvSecret(deps.store, created, logger);
     return created;
   } catch (err) {
+    if (hasEnv(body))
+      await removeTaskEnvSecret(deps.store, namespace, task.metadata.name).catch(() => undefined);
     if (made !== undefined) await removeWorkspace(deps, made, logger);
     throw err;
   }

@@ -5,6 +5,7 @@ import {
   VisibilitySchema,
   executorName,
 } from '../../crds/index.js';
+import { ExecutorEnvSchema } from '../../platform/executor-env.js';
 import { ResourceIdSchema } from '../ids.js';
 import { PaginationQuerySchema } from '../pagination.js';
 
@@ -107,6 +108,8 @@ export const CreateTaskBodySchema = z.strictObject({
   branchName: branchField.optional(),
   visibility: VisibilitySchema.optional(),
   title: z.string().trim().min(1).max(200).optional(),
+  /** Executor environment for this task's prompts; kept in a Secret, never echoed. */
+  env: ExecutorEnvSchema.optional(),
 });
 export type CreateTaskBody = z.infer<typeof CreateTaskBodySchema>;
 

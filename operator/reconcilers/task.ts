@@ -9,6 +9,7 @@ import {
 import type { AgentComputer, PromptSpec, PromptStatusEntry, Task, TaskStatus } from '../../crds/index.js';
 import type { EventRecorder } from '../../platform/events.js';
 import type { ExecutorCatalog } from '../../platform/executor-catalog.js';
+import type { SkillCatalog } from '../../platform/skill-catalog.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
 import { taskEventsPrefix } from '../../platform/objectstore/keys.js';
@@ -50,6 +51,10 @@ export interface TaskReconcilerOptions {
   /** Executor variables for which no Secret exists (the embedded default passes its own environment). */
   envFallback?: Readonly<Record<string, string>>;
   deletedRetentionMs?: number;
+  /** Resolves the skills prompts name (AGENTRY_SKILLS_FILE). */
+  skills?: SkillCatalog;
+  /** Skills may be fetched from loopback and private addresses (AGENTRY_WEBHOOK_PRIVATE_TARGETS). */
+  allowPrivateSkillSources?: boolean;
   now?: () => Date;
   /**
    * Where uploaded files live (the runner downloads them through signed URLs), finished prompts'
@@ -301,9 +306,12 @@ export class TaskReconciler implements Reconciler {
           executors: this.options.executors,
           envFallback: this.options.envFallback ?? {},
           objectStore: this.options.objectStore,
+          skills: this.options.skills,
+          allowPrivateSkillSources: this.options.allowPrivateSkillSources ?? false,
         },
         pass.task,
         prompt,
+        pass.workspace,
       );
     } catch (err) {
       if (err instanceof UndispatchableError) return err.message;

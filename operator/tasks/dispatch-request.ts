@@ -1,10 +1,12 @@
-import { SecretType, secretValue } from '../../crds/index.js';
-import type { PromptSpec, Task } from '../../crds/index.js';
+import { SecretType, agentComputerEnvSecretName, secretValue, taskEnvSecretName } from '../../crds/index.js';
+import type { AgentComputer, PromptSpec, Secret, Task } from '../../crds/index.js';
+import { conventionsOf } from '../../platform/agent-conventions.js';
 import { parseDuration } from '../../platform/duration.js';
 import type { ExecutorCatalog, ExecutorDefinition } from '../../platform/executor-catalog.js';
 import { uploadedFileKey } from '../../platform/objectstore/keys.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import type { DispatchPromptRequest, ExecutorInvocation } from '../../platform/runner-protocol.js';
+import { SkillCatalog } from '../../platform/skill-catalog.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 
 export interface DispatchRequestContext {
@@ -17,6 +19,10 @@ export interface DispatchRequestContext {
   envFallback: Readonly<Record<string, string>>;
   /** Where uploaded files live; without one, a prompt naming files cannot run. */
   objectStore?: ObjectStore | undefined;
+  /** Resolves the skills prompts name (AGENTRY_SKILLS_FILE); none: only `github:` references. */
+  skills?: SkillCatalog | undefined;
+  /** Skills may come from loopback and private addresses (the webhooks' installation setting). */
+  allowPrivateSkillSources?: boolean;
 }
 
 /** How long a runner's download URL of an uploaded file stays valid (it downloads right away). */
@@ -32,6 +38,7 @@ export async function dispatchRequestOf(
   context: DispatchRequestContext,
   task: Task,
   prompt: PromptSpec,
+  workspace?: AgentComputer,
 ): Promise<DispatchPromptRequest> {
   const name = prompt.executor ?? task.spec.executor;
   const namespace = task.metadata.namespace ?? '';
@@ -41,21 +48,33 @@ export async function dispatchRequestOf(
   const model = prompt.model ?? task.spec.model ?? definition.defaultModel;
   const problem = context.executors.modelProblem(name, model);
   if (problem !== undefined) throw new UndispatchableError(problem);
+  const conventions = conventionsOf(definition.format);
+  const skillsDir = definition.skillsDir === undefined ? conventions.skillsDir : definition.skillsDir;
   const invocation: ExecutorInvocation = {
     name,
     format: definition.format,
     command: definition.command,
     args: definition.args,
     promptVia: definition.promptVia,
-    env: await resolveEnv(context, namespace, definition),
+    env: {
+      ...(await resolveEnv(context, namespace, definition)),
+      ...(await clientEnv(context.store, namespace, workspace, task)),
+    },
     timeoutSeconds: Math.ceil(parseDuration(definition.timeout) / 1000),
     ...(model === undefined ? {} : { model }),
+    instructionsFile: definition.instructionsFile ?? conventions.instructionsFile,
+    ...(skillsDir === undefined || skillsDir === null ? {} : { skillsDir }),
   };
+  const skills = prompt.skills ?? task.spec.skills ?? [];
+  const instructions = workspace?.spec.agentInstructions;
   return {
     text: prompt.text,
     executor: invocation,
     files: await filesOf(context.objectStore, namespace, prompt.files),
-    skills: prompt.skills ?? task.spec.skills ?? [],
+    skills,
+    skillSources: skills.map((slug) => (context.skills ?? EMPTY_CATALOG).resolve(slug)),
+    allowPrivateSkillSources: context.allowPrivateSkillSources ?? false,
+    ...(instructions === undefined || instructions === '' ? {} : { agentInstructions: instructions }),
     ...(task.spec.githubUrl === undefined ? {} : { githubUrl: task.spec.githubUrl }),
     ...(task.spec.branch === undefined ? {} : { branch: task.spec.branch }),
   };
@@ -79,6 +98,43 @@ async function filesOf(
     inputs.push({ filename, url });
   }
   return inputs;
+}
+
+const EMPTY_CATALOG = new SkillCatalog();
+
+/** Every value of a Secret the API wrote (executor environments hold nothing else). */
+function secretValues(secret: Secret | undefined): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const key of Object.keys(secret?.data ?? {})) {
+    const value = secret === undefined ? undefined : secretValue(secret, key);
+    if (value !== undefined) values[key] = value;
+  }
+  return values;
+}
+
+/**
+ * The clients' environment: the workspace's (PATCH `env`), then the task's (POST /tasks `env`),
+ * the later winning. A Secret named by the spec but missing fails the prompt rather than running
+ * it without the values the client set.
+ */
+async function clientEnv(
+  store: ResourceStore,
+  namespace: string,
+  workspace: AgentComputer | undefined,
+  task: Task,
+): Promise<Record<string, string>> {
+  const read = async (name: string, what: string): Promise<Record<string, string>> => {
+    const secret = await store.get(SecretType, namespace, name);
+    if (secret === undefined) throw new UndispatchableError(`the ${what} environment is missing`);
+    return secretValues(secret);
+  };
+  const fromWorkspace =
+    workspace?.spec.envNames === undefined
+      ? {}
+      : await read(agentComputerEnvSecretName(workspace.metadata.name), "workspace's");
+  const fromTask =
+    task.spec.envNames === undefined ? {} : await read(taskEnvSecretName(task.metadata.name), "task's");
+  return { ...fromWorkspace, ...fromTask };
 }
 
 /** Literal values as given; Secret keys read from the task's namespace; a missing Secret leaves the variable unset. */

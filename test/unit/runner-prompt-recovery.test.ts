@@ -26,7 +26,12 @@ const recordOf = (status: RunnerPromptStatus, sequence = 0): PromptRecord => {
   };
   return {
     sequence,
-    request: { text: 'echo hi', executor: shellInvocation({ API_KEY: 'sk-secret' }), files: [], skills: [] },
+    request: { text: 'echo hi', executor: shellInvocation({ API_KEY: 'sk-secret' }),
+      files: [],
+      skills: [],
+      skillSources: [],
+      allowPrivateSkillSources: false,
+    },
     state,
   };
 };
