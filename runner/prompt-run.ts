@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from '../platform/log.js';
 import type { DispatchPrompt, EventType } from '../platform/runner-protocol.js';
 import type { ExecutorOutcome, RunExecutor } from './executors/types.js';
+import { prepareAgent } from './agent-setup.js';
 import { prepareWorkspace, WorkspacePrepError } from './workspace-prep.js';
 
 export interface PromptRunContext {
@@ -40,6 +41,9 @@ async function prepare(
       signal,
       timeoutMs: context.prepTimeoutMs,
     });
+    // After the clone: the repository's own CLAUDE.md (or AGENTS.md …) gets the section appended.
+    for (const warning of await prepareAgent(context, prompt.request, signal))
+      await emit('warning', { ...warning });
     return undefined;
   } catch (err) {
     if (signal.aborted) return { status: 'canceled' };

@@ -79,7 +79,12 @@ const lastLines = (text: string): string =>
       .join('; '),
   );
 
-async function gitOrFail(args: string[], cwd: string, signal: AbortSignal, what: string): Promise<string> {
+export async function gitOrFail(
+  args: string[],
+  cwd: string,
+  signal: AbortSignal,
+  what: string,
+): Promise<string> {
   const result = await git(args, cwd, signal);
   signal.throwIfAborted();
   if (result.code !== 0) throw new WorkspacePrepError(`${what}: ${lastLines(result.stderr) || 'git failed'}`);

@@ -8,6 +8,7 @@ import { startOperator } from '../../operator/operator.js';
 import type { OperatorOptions, RunningOperator } from '../../operator/operator.js';
 import { ProcessRuntime } from '../../operator/runtimes/process.js';
 import { ExecutorCatalog } from '../../platform/executor-catalog.js';
+import type { SkillCatalog } from '../../platform/skill-catalog.js';
 import { ensureInstallationKey } from '../../platform/installation-key.js';
 import type { ProcessIsolation } from '../../platform/config.js';
 import { ensureOrganizationFileRoot, organizationFileRoot } from '../../platform/lake-config/file-roots.js';
@@ -41,6 +42,9 @@ export async function startEmbeddedStack(
     isolation?: ProcessIsolation;
     /** Extra read-only directories of confined runners (a repository to clone...). */
     readOnlyPaths?: string[];
+    /** Executors beyond the built-ins, and the skills catalog. */
+    executors?: ExecutorCatalog;
+    skills?: SkillCatalog;
   } = {},
 ): Promise<EmbeddedStack> {
   const dir = await mkdtemp(join(tmpdir(), options.prefix ?? 'agentry-stack-'));
@@ -73,6 +77,7 @@ export async function startEmbeddedStack(
     store,
     lakeFileRoots: (namespace) => [organizationFileRoot(dir, namespace)],
     ...(queues === undefined ? {} : { notificationQueues: queues }),
+    ...(options.executors === undefined ? {} : { executors: options.executors }),
   });
   const operator = await startOperator({
     store,
@@ -82,8 +87,9 @@ export async function startEmbeddedStack(
     defaultRuntime: 'process',
     controlNamespace: CONTROL_NAMESPACE,
     installationKey: await ensureInstallationKey(store, CONTROL_NAMESPACE),
-    executors: new ExecutorCatalog(),
+    executors: options.executors ?? new ExecutorCatalog(),
     objectStore: api.objectStore,
+    ...(options.skills === undefined ? {} : { skills: options.skills, allowPrivateSkillSources: true }),
     ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
     ...(options.contextLakes === undefined ? {} : { contextLakes: options.contextLakes }),
     ...(queues === undefined ? {} : { lakeNotificationQueues: queues }),
