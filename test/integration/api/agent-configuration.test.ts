@@ -4,20 +4,19 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { SecretType, TaskType } from '../../../crds/index.js';
+import { OrganizationType, SecretType, TaskType } from '../../../crds/index.js';
 import { workspacePaths } from '../../../operator/runtimes/process/workspace.js';
 import { ExecutorCatalog, ExecutorDefinitionSchema } from '../../../platform/executor-catalog.js';
 import { SkillCatalog } from '../../../platform/skill-catalog.js';
-import { call } from '../../support/api-server.js';
+import { updateWithRetry } from '../../../api/optimistic-update.js';
+import { call, eventually } from '../../support/api-server.js';
 import type { TestApi } from '../../support/api-server.js';
 import { startEmbeddedStack } from '../../support/embedded-stack.js';
 import type { EmbeddedStack } from '../../support/embedded-stack.js';
 import { startGitHttpServer } from '../../support/git-http-server.js';
 import type { GitHttpServer } from '../../support/git-http-server.js';
 import { readTaskStream } from '../../support/sse.js';
-import { configureOrganization } from './tasks-support.js';
 
 const NAMESPACE = 'agentry-org-acme';
 let stack: EmbeddedStack;
@@ -57,11 +56,16 @@ beforeAll(async () => {
   });
   api = stack.api;
   key = await api.key({ org: 'acme' });
-  // Every test makes a workspace of its own.
-  await configureOrganization(api, 'acme', (spec) => ({
-    ...spec,
-    limits: { ...spec.limits, agentComputers: 100 },
+  // Every test makes a workspace of its own. The operator writes the new organization's status
+  // meanwhile, so the change may meet a conflict and is tried again.
+  await api.organization('acme');
+  await updateWithRetry(api.store, OrganizationType, undefined, 'acme', (org) => ({
+    ...org,
+    spec: { ...org.spec, limits: { ...org.spec.limits, agentComputers: 100 } },
   }));
+  await eventually(
+    () => api.readModel.organizations.get(undefined, 'acme')?.spec.limits.agentComputers === 100,
+  );
 }, 60_000);
 
 afterAll(async () => {
