@@ -17,7 +17,10 @@ export const OrganizationLimitsSchema = z.object({
   webhooks: z.number().int().min(0).max(1000).default(3),
   /** Tasks with a pending or running prompt at once. */
   concurrentTasks: z.number().int().min(0).max(10000).default(10),
-  /** Agent computers that are not deleted, ephemeral ones included. */
+  /**
+   * Agent computers that are not being deleted; an ephemeral one (made for a task) counts while it
+   * runs and not while it is hibernated (it hibernates when its task has no prompt to run).
+   */
   agentComputers: z.number().int().min(0).max(10000).default(10),
 });
 

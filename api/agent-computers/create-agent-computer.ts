@@ -7,8 +7,16 @@ import { ApiError } from '../errors.js';
 import type { ReadModel } from '../read-model.js';
 
 /**
+ * What `limits.agentComputers` counts: every agent computer not being deleted, except ephemeral
+ * ones (made for a task) while they are hibernated — those cost only their disk.
+ */
+export const countsAgainstLimit = (ac: AgentComputer): boolean =>
+  ac.metadata.deletionTimestamp === undefined &&
+  !(ac.spec.ephemeral && ac.spec.operatingMode === 'Hibernated');
+
+/**
  * Creates an AgentComputer for the caller, within the organization's `limits.agentComputers`
- * (counted from the cache, deleting ones aside): POST /agent-computers, and POST /tasks without a
+ * (counted from the cache: see countsAgainstLimit): POST /agent-computers, and POST /tasks without a
  * workspaceId. `limitHint` is added to the limit_exceeded message.
  */
 export async function createAgentComputer(
@@ -18,9 +26,7 @@ export async function createAgentComputer(
   limitHint?: string,
 ): Promise<AgentComputer> {
   const limit = principal.organization.spec.limits.agentComputers;
-  const live = deps.readModel.agentComputers
-    .list(principal.namespace)
-    .filter((ac) => ac.metadata.deletionTimestamp === undefined).length;
+  const live = deps.readModel.agentComputers.list(principal.namespace).filter(countsAgainstLimit).length;
   if (live >= limit) {
     const message = `The organization may have at most ${limit} agent computers`;
     throw new ApiError('limit_exceeded', limitHint === undefined ? message : `${message}${limitHint}`);

@@ -26,6 +26,7 @@ import {
   dispatchRequestOf,
   timeLimitMs,
 } from '../tasks/dispatch-request.js';
+import { hibernateEphemeralWorkspace, idleEphemeralWorkspace } from '../tasks/ephemeral-workspace.js';
 import type { TaskEventFollowers } from '../tasks/event-followers.js';
 import { computeTaskStatus, endedEntry, entriesOf, withRunnerState } from '../tasks/prompt-progress.js';
 import type { WorkspaceView } from '../tasks/prompt-progress.js';
@@ -117,6 +118,8 @@ export class TaskReconciler implements Reconciler {
     const pass: Pass = { task, workspace, runner: this.runnerOf(workspace), entries: entriesOf(task), now };
     await this.converge(pass);
     await this.writeStatus(pass);
+    const idle = idleEphemeralWorkspace(workspace, pass.entries, this.archiver !== undefined);
+    if (idle !== undefined) await hibernateEphemeralWorkspace(store, this.options.events, task, idle);
     this.follow(pass);
     return this.requeue(pass);
   }

@@ -1,0 +1,66 @@
+import { AgentComputerType, HIBERNATED_BY_ANNOTATION, TaskType, isTerminal } from '../../crds/index.js';
+import type { AgentComputer, PromptStatusEntry, Task } from '../../crds/index.js';
+import type { EventRecorder } from '../../platform/events.js';
+import type { ResourceStore } from '../../platform/store/types.js';
+
+/**
+ * Workspaces made for a task (POST /tasks without workspaceId) do not pile up: once no task on one
+ * has a pending or running prompt, and every finished prompt is archived, it hibernates (the disk
+ * stays, so a follow-up prompt resumes it where it was). A hibernated ephemeral workspace does not
+ * count against the organization's agent-computer limit; it is deleted with its task.
+ */
+
+/** The hibernated-by annotation's value when the operator put an idle task's workspace to sleep. */
+export const TASK_IDLE = 'task-idle';
+
+const owesArchive = (entry: PromptStatusEntry, archiving: boolean): boolean =>
+  archiving &&
+  isTerminal(entry.status) &&
+  (entry.archivedAt === undefined || entry.artifactsSyncedAt === undefined);
+
+const idle = (entries: readonly PromptStatusEntry[], archiving: boolean): boolean =>
+  entries.every((entry) => isTerminal(entry.status) && !owesArchive(entry, archiving));
+
+/** The task's workspace, when it is ephemeral, running and should now hibernate. */
+export function idleEphemeralWorkspace(
+  workspace: AgentComputer | undefined,
+  entries: readonly PromptStatusEntry[],
+  archiving: boolean,
+): AgentComputer | undefined {
+  if (workspace?.spec.ephemeral !== true || workspace.spec.operatingMode !== 'Running') return undefined;
+  if (workspace.metadata.deletionTimestamp !== undefined) return undefined;
+  return idle(entries, archiving) ? workspace : undefined;
+}
+
+/** Hibernates the workspace unless another task on it still has a prompt to run. */
+export async function hibernateEphemeralWorkspace(
+  store: ResourceStore,
+  events: EventRecorder | undefined,
+  task: Task,
+  workspace: AgentComputer,
+): Promise<void> {
+  const namespace = workspace.metadata.namespace ?? '';
+  const { items } = await store.list(TaskType, { namespace });
+  const busy = items.some(
+    (other) =>
+      other.metadata.name !== task.metadata.name &&
+      other.spec.workspace === workspace.metadata.name &&
+      other.spec.deletedAt === undefined &&
+      (other.status?.prompts ?? []).some((entry) => !isTerminal(entry.status)),
+  );
+  if (busy) return;
+  await store.replace(AgentComputerType, {
+    ...workspace,
+    metadata: {
+      ...workspace.metadata,
+      annotations: { ...workspace.metadata.annotations, [HIBERNATED_BY_ANNOTATION]: TASK_IDLE },
+    },
+    spec: { ...workspace.spec, operatingMode: 'Hibernated' },
+  });
+  await events?.record(
+    workspace,
+    'Normal',
+    'WorkspaceHibernated',
+    'its task has no prompt to run; hibernating',
+  );
+}
