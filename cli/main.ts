@@ -15,6 +15,8 @@ commands:
   runner                    the agent runner inside a workspace (started by the operator)
   lake                      the context-lake server of an organization (started by the operator)
   keys create|list|revoke   manage API keys (embedded data directory, or a cluster with --kubeconfig)
+  orgs create|list|get|set-limits|set-plan|delete
+                            manage organizations (embedded data directory, or a cluster with --kubeconfig)
   webhook-keys show|rotate [--window 24h]
                             webhook signing keys (embedded data directory, or a cluster with --kubeconfig)
   crds [--write|--check]    print the CustomResourceDefinitions generated from the schemas
@@ -48,6 +50,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./api.js')).runApiCommand(loadConfig());
     case 'keys':
       return (await import('./keys.js')).runKeysCommand(rest, loadConfig());
+    case 'orgs':
+      return (await import('./orgs.js')).runOrgsCommand(rest, loadConfig());
     case 'webhook-keys':
       return (await import('./webhook-keys.js')).runWebhookKeysCommand(rest, loadConfig());
     case 'runner':
