@@ -20,6 +20,7 @@ import type { ReadModel } from './read-model.js';
 import { mountRoutes } from './route.js';
 import type { RouteDefinition } from './route.js';
 import { artifactPaths, isArtifactUpload } from './artifacts/artifact-paths.js';
+import { adminOrganizationRoutes } from './routes/admin-organizations.js';
 import { agentComputerRoutes } from './routes/agent-computers.js';
 import {
   DEFAULT_LAKE_CONNECTORS,
@@ -110,6 +111,7 @@ export function apiRoutes(
   const now = options.now ?? (() => new Date());
   return [
     ...agentComputerRoutes(options),
+    ...adminOrganizationRoutes({ store: options.store }),
     ...taskRoutes({
       store: options.store,
       readModel: options.readModel,
