@@ -39,8 +39,25 @@ async function runServe(): Promise<number> {
   return 0;
 }
 
+async function runCrds(args: string[]): Promise<number> {
+  const { runCrdsCommand } = await import('./crds.js');
+  const { values } = parseArgs({ args, options: { write: { type: 'boolean' }, check: { type: 'boolean' } } });
+  return runCrdsCommand({ write: values.write === true, check: values.check === true });
+}
+
+/** Administration commands: each takes its arguments and the configuration. */
+const ADMIN_COMMANDS: Readonly<Record<string, (args: string[]) => Promise<number>>> = {
+  keys: async (args) => (await import('./keys.js')).runKeysCommand(args, loadConfig()),
+  orgs: async (args) => (await import('./orgs.js')).runOrgsCommand(args, loadConfig()),
+  'webhook-keys': async (args) =>
+    (await import('./webhook-keys.js')).runWebhookKeysCommand(args, loadConfig()),
+};
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const admin =
+    command !== undefined && Object.hasOwn(ADMIN_COMMANDS, command) ? ADMIN_COMMANDS[command] : undefined;
+  if (admin !== undefined) return admin(rest);
   switch (command) {
     case 'serve':
       return runServe();
@@ -48,24 +65,12 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./operator.js')).runOperatorCommand(loadConfig());
     case 'api':
       return (await import('./api.js')).runApiCommand(loadConfig());
-    case 'keys':
-      return (await import('./keys.js')).runKeysCommand(rest, loadConfig());
-    case 'orgs':
-      return (await import('./orgs.js')).runOrgsCommand(rest, loadConfig());
-    case 'webhook-keys':
-      return (await import('./webhook-keys.js')).runWebhookKeysCommand(rest, loadConfig());
     case 'runner':
       return (await import('./runner.js')).runRunnerCommand();
     case 'lake':
       return (await import('./lake.js')).runLakeCommand();
-    case 'crds': {
-      const { runCrdsCommand } = await import('./crds.js');
-      const { values } = parseArgs({
-        args: rest,
-        options: { write: { type: 'boolean' }, check: { type: 'boolean' } },
-      });
-      return runCrdsCommand({ write: values.write === true, check: values.check === true });
-    }
+    case 'crds':
+      return runCrds(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -33,13 +33,25 @@ export class UndispatchableError extends Error {
   override name = 'UndispatchableError';
 }
 
-/** What the runner needs to run one prompt of a task: its text, executor (secrets resolved), repository. */
-export async function dispatchRequestOf(
+/** Where the executor reads instructions and skills: its definition's paths, else its format's. */
+function conventionFields(
+  definition: ExecutorDefinition,
+): Pick<ExecutorInvocation, 'instructionsFile' | 'skillsDir'> {
+  const conventions = conventionsOf(definition.format);
+  const skillsDir = definition.skillsDir === undefined ? conventions.skillsDir : definition.skillsDir;
+  return {
+    instructionsFile: definition.instructionsFile ?? conventions.instructionsFile,
+    ...(skillsDir === undefined || skillsDir === null ? {} : { skillsDir }),
+  };
+}
+
+/** The executor to start for the prompt, with its secrets and the clients' environment resolved. */
+async function invocationOf(
   context: DispatchRequestContext,
   task: Task,
   prompt: PromptSpec,
-  workspace?: AgentComputer,
-): Promise<DispatchPromptRequest> {
+  workspace: AgentComputer | undefined,
+): Promise<ExecutorInvocation> {
   const name = prompt.executor ?? task.spec.executor;
   const namespace = task.metadata.namespace ?? '';
   const definition = context.executors.get(name);
@@ -48,9 +60,7 @@ export async function dispatchRequestOf(
   const model = prompt.model ?? task.spec.model ?? definition.defaultModel;
   const problem = context.executors.modelProblem(name, model);
   if (problem !== undefined) throw new UndispatchableError(problem);
-  const conventions = conventionsOf(definition.format);
-  const skillsDir = definition.skillsDir === undefined ? conventions.skillsDir : definition.skillsDir;
-  const invocation: ExecutorInvocation = {
+  return {
     name,
     format: definition.format,
     command: definition.command,
@@ -62,19 +72,41 @@ export async function dispatchRequestOf(
     },
     timeoutSeconds: Math.ceil(parseDuration(definition.timeout) / 1000),
     ...(model === undefined ? {} : { model }),
-    instructionsFile: definition.instructionsFile ?? conventions.instructionsFile,
-    ...(skillsDir === undefined || skillsDir === null ? {} : { skillsDir }),
+    ...conventionFields(definition),
   };
+}
+
+/** The prompt's skills with where each comes from, and the workspace's instructions. */
+function agentFields(
+  context: DispatchRequestContext,
+  task: Task,
+  prompt: PromptSpec,
+  workspace: AgentComputer | undefined,
+): Pick<DispatchPromptRequest, 'skills' | 'skillSources' | 'allowPrivateSkillSources' | 'agentInstructions'> {
   const skills = prompt.skills ?? task.spec.skills ?? [];
+  const catalog = context.skills ?? EMPTY_CATALOG;
   const instructions = workspace?.spec.agentInstructions;
   return {
-    text: prompt.text,
-    executor: invocation,
-    files: await filesOf(context.objectStore, namespace, prompt.files),
     skills,
-    skillSources: skills.map((slug) => (context.skills ?? EMPTY_CATALOG).resolve(slug)),
+    skillSources: skills.map((slug) => catalog.resolve(slug)),
     allowPrivateSkillSources: context.allowPrivateSkillSources ?? false,
     ...(instructions === undefined || instructions === '' ? {} : { agentInstructions: instructions }),
+  };
+}
+
+/** What the runner needs to run one prompt of a task: its text, executor (secrets resolved), repository. */
+export async function dispatchRequestOf(
+  context: DispatchRequestContext,
+  task: Task,
+  prompt: PromptSpec,
+  workspace?: AgentComputer,
+): Promise<DispatchPromptRequest> {
+  const namespace = task.metadata.namespace ?? '';
+  return {
+    text: prompt.text,
+    executor: await invocationOf(context, task, prompt, workspace),
+    files: await filesOf(context.objectStore, namespace, prompt.files),
+    ...agentFields(context, task, prompt, workspace),
     ...(task.spec.githubUrl === undefined ? {} : { githubUrl: task.spec.githubUrl }),
     ...(task.spec.branch === undefined ? {} : { branch: task.spec.branch }),
   };

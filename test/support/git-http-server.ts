@@ -93,7 +93,11 @@ export async function startGitHttpServer(): Promise<GitHttpServer> {
       return `http://127.0.0.1:${port}/${name}.git`;
     },
     async stop() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
       await rm(root, { recursive: true, force: true });
     },
   };

@@ -26,7 +26,9 @@ const recordOf = (status: RunnerPromptStatus, sequence = 0): PromptRecord => {
   };
   return {
     sequence,
-    request: { text: 'echo hi', executor: shellInvocation({ API_KEY: 'sk-secret' }),
+    request: {
+      text: 'echo hi',
+      executor: shellInvocation({ API_KEY: 'sk-secret' }),
       files: [],
       skills: [],
       skillSources: [],

@@ -135,6 +135,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - name: AGENTRY_EXECUTORS_FILE
   value: /etc/agentry/executors/executors.yaml
 {{- end }}
+{{- if .Values.skills.catalog }}
+- name: AGENTRY_SKILLS_FILE
+  value: /etc/agentry/skills/skills.yaml
+{{- end }}
 - name: AGENTRY_WEBHOOK_PRIVATE_TARGETS
   value: {{ .Values.webhooks.allowPrivateTargets | quote }}
 {{- with .Values.webhooks.retrySchedule }}
@@ -208,6 +212,11 @@ app.kubernetes.io/instance: {{ .Release.Name }}
   mountPath: /etc/agentry/executors
   readOnly: true
 {{- end }}
+{{- if .Values.skills.catalog }}
+- name: skills
+  mountPath: /etc/agentry/skills
+  readOnly: true
+{{- end }}
 {{- end -}}
 
 {{- define "agentry.volumes" -}}
@@ -227,6 +236,11 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - name: executors
   configMap:
     name: {{ include "agentry.fullname" .root }}-executors
+{{- end }}
+{{- if .root.Values.skills.catalog }}
+- name: skills
+  configMap:
+    name: {{ include "agentry.fullname" .root }}-skills
 {{- end }}
 {{- end -}}
 
