@@ -53,10 +53,12 @@ const ADMIN_COMMANDS: Readonly<Record<string, (args: string[]) => Promise<number
     (await import('./webhook-keys.js')).runWebhookKeysCommand(args, loadConfig()),
 };
 
+const adminCommand = (command: string | undefined): ((args: string[]) => Promise<number>) | undefined =>
+  command !== undefined && Object.hasOwn(ADMIN_COMMANDS, command) ? ADMIN_COMMANDS[command] : undefined;
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const admin =
-    command !== undefined && Object.hasOwn(ADMIN_COMMANDS, command) ? ADMIN_COMMANDS[command] : undefined;
+  const admin = adminCommand(command);
   if (admin !== undefined) return admin(rest);
   switch (command) {
     case 'serve':

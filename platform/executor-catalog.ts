@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { RELATIVE_WORKSPACE_PATH } from './agent-conventions.js';
+import { readConfigFile } from './config-file.js';
 import { parseDuration } from './duration.js';
 import { ExecutorInvocationSchema } from './runner-protocol.js';
 import type { ExecutorInvocation } from './runner-protocol.js';
@@ -212,16 +211,5 @@ export function invocationOf(
 /** Reads AGENTRY_EXECUTORS_FILE (YAML or JSON `{ executors: [...] }`); no file means the built-ins. */
 export async function loadExecutorCatalog(path: string | undefined): Promise<ExecutorCatalog> {
   if (path === undefined) return new ExecutorCatalog();
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new Error(`cannot read the executors file ${path}`, { cause: err });
-  }
-  const parsed = ExecutorCatalogFileSchema.safeParse(parseYaml(text));
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new Error(`invalid executors file ${path}:\n  ${problems.join('\n  ')}`);
-  }
-  return new ExecutorCatalog(parsed.data.executors);
+  return new ExecutorCatalog((await readConfigFile(path, ExecutorCatalogFileSchema, 'executors')).executors);
 }

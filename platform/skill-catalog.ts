@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { readConfigFile } from './config-file.js';
 import { SkillNameSchema } from './runner-protocol.js';
 import type { SkillSource } from './runner-protocol.js';
 
@@ -85,16 +84,5 @@ export class SkillCatalog {
 /** Reads AGENTRY_SKILLS_FILE (YAML or JSON); no file: only `github:` references resolve. */
 export async function loadSkillCatalog(path: string | undefined): Promise<SkillCatalog> {
   if (path === undefined) return new SkillCatalog();
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new Error(`cannot read the skills file ${path}`, { cause: err });
-  }
-  const parsed = SkillCatalogFileSchema.safeParse(parseYaml(text));
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new Error(`invalid skills file ${path}:\n  ${problems.join('\n  ')}`);
-  }
-  return new SkillCatalog(parsed.data.skills);
+  return new SkillCatalog((await readConfigFile(path, SkillCatalogFileSchema, 'skills')).skills);
 }
