@@ -56,6 +56,8 @@ export interface OperatorOptions {
   executors: ExecutorCatalog;
   /** Executor variables for which no Secret exists: the embedded default passes its own environment. */
   executorEnvFallback?: Readonly<Record<string, string>>;
+  /** How long a task-made workspace stays up after its task's last prompt ended. Default 60 s. */
+  ephemeralIdleGraceMs?: number;
   /** The skills catalog (AGENTRY_SKILLS_FILE); without it only `github:` references resolve. */
   skills?: SkillCatalog;
   /** Skills may be fetched from loopback and private addresses; default: the webhooks' setting. */
@@ -261,6 +263,9 @@ function addTaskController(manager: ControllerManager, options: OperatorOptions,
       envFallback: options.executorEnvFallback ?? {},
       objectStore: options.objectStore,
       ...(options.skills === undefined ? {} : { skills: options.skills }),
+      ...(options.ephemeralIdleGraceMs === undefined
+        ? {}
+        : { ephemeralIdleGraceMs: options.ephemeralIdleGraceMs }),
       allowPrivateSkillSources:
         options.allowPrivateSkillSources ?? options.webhooks?.allowPrivateTargets ?? false,
       ...(options.deletedTaskRetentionMs === undefined

@@ -26,7 +26,11 @@ import {
   dispatchRequestOf,
   timeLimitMs,
 } from '../tasks/dispatch-request.js';
-import { hibernateEphemeralWorkspace, idleEphemeralWorkspace } from '../tasks/ephemeral-workspace.js';
+import {
+  DEFAULT_EPHEMERAL_IDLE_GRACE_MS,
+  hibernateEphemeralWorkspace,
+  idleEphemeralWorkspace,
+} from '../tasks/ephemeral-workspace.js';
 import type { TaskEventFollowers } from '../tasks/event-followers.js';
 import { computeTaskStatus, endedEntry, entriesOf, withRunnerState } from '../tasks/prompt-progress.js';
 import type { WorkspaceView } from '../tasks/prompt-progress.js';
@@ -52,6 +56,8 @@ export interface TaskReconcilerOptions {
   /** Executor variables for which no Secret exists (the embedded default passes its own environment). */
   envFallback?: Readonly<Record<string, string>>;
   deletedRetentionMs?: number;
+  /** How long a task-made workspace stays up after its task's last prompt ended. Default 60 s. */
+  ephemeralIdleGraceMs?: number;
   /** Resolves the skills prompts name (AGENTRY_SKILLS_FILE). */
   skills?: SkillCatalog;
   /** Skills may be fetched from loopback and private addresses (AGENTRY_WEBHOOK_PRIVATE_TARGETS). */
@@ -74,6 +80,15 @@ interface Pass {
   /** The archive's outcome this pass (no object store: none). */
   archive?: ArchiveReport;
 }
+
+/** The earlier of a requeue and another wait. */
+const soonest = (
+  result: ReconcileResult | undefined,
+  waitMs: number | undefined,
+): ReconcileResult | undefined =>
+  waitMs === undefined || (result?.requeueAfterMs !== undefined && result.requeueAfterMs <= waitMs)
+    ? result
+    : { requeueAfterMs: waitMs };
 
 /** Prompts go to the runner only while it is ready and the task is not deleted. */
 const canDispatch = (pass: Pass): boolean =>
@@ -118,10 +133,15 @@ export class TaskReconciler implements Reconciler {
     const pass: Pass = { task, workspace, runner: this.runnerOf(workspace), entries: entriesOf(task), now };
     await this.converge(pass);
     await this.writeStatus(pass);
-    const idle = idleEphemeralWorkspace(workspace, pass.entries, this.archiver !== undefined);
-    if (idle !== undefined) await hibernateEphemeralWorkspace(store, this.options.events, task, idle);
+    const idle = idleEphemeralWorkspace(workspace, pass.entries, {
+      archiving: this.archiver !== undefined,
+      graceMs: this.options.ephemeralIdleGraceMs ?? DEFAULT_EPHEMERAL_IDLE_GRACE_MS,
+      now,
+    });
+    if (idle?.waitMs === 0)
+      await hibernateEphemeralWorkspace(store, this.options.events, task, idle.workspace);
     this.follow(pass);
-    return this.requeue(pass);
+    return soonest(this.requeue(pass), idle === undefined || idle.waitMs === 0 ? undefined : idle.waitMs);
   }
 
   private async converge(pass: Pass): Promise<void> {

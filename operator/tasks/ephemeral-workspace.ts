@@ -2,6 +2,7 @@ import { AgentComputerType, HIBERNATED_BY_ANNOTATION, TaskType, isTerminal } fro
 import type { AgentComputer, PromptStatusEntry, Task } from '../../crds/index.js';
 import type { EventRecorder } from '../../platform/events.js';
 import type { ResourceStore } from '../../platform/store/types.js';
+import { entriesOf } from './prompt-progress.js';
 
 /**
  * Workspaces made for a task (POST /tasks without workspaceId) do not pile up: once no task on one
@@ -21,15 +22,26 @@ const owesArchive = (entry: PromptStatusEntry, archiving: boolean): boolean =>
 const idle = (entries: readonly PromptStatusEntry[], archiving: boolean): boolean =>
   entries.every((entry) => isTerminal(entry.status) && !owesArchive(entry, archiving));
 
-/** The task's workspace, when it is ephemeral, running and should now hibernate. */
+/**
+ * How long an idle task's workspace keeps running first: a client that sends a follow-up (or a
+ * task on the same workspace) right after a result finds it awake, and no prompt races the stop.
+ */
+export const DEFAULT_EPHEMERAL_IDLE_GRACE_MS = 60_000;
+
+/**
+ * The task's workspace when it is ephemeral, running and idle: `due` once the grace period since
+ * the last prompt ended has passed, else the milliseconds left. Undefined: nothing to do.
+ */
 export function idleEphemeralWorkspace(
   workspace: AgentComputer | undefined,
   entries: readonly PromptStatusEntry[],
-  archiving: boolean,
-): AgentComputer | undefined {
+  options: { archiving: boolean; graceMs: number; now: Date },
+): { workspace: AgentComputer; waitMs: number } | undefined {
   if (workspace?.spec.ephemeral !== true || workspace.spec.operatingMode !== 'Running') return undefined;
-  if (workspace.metadata.deletionTimestamp !== undefined) return undefined;
-  return idle(entries, archiving) ? workspace : undefined;
+  if (workspace.metadata.deletionTimestamp !== undefined || !idle(entries, options.archiving))
+    return undefined;
+  const ended = Math.max(0, ...entries.map((entry) => Date.parse(entry.completedAt ?? '') || 0));
+  return { workspace, waitMs: Math.max(0, ended + options.graceMs - options.now.getTime()) };
 }
 
 /** Hibernates the workspace unless another task on it still has a prompt to run. */
@@ -46,7 +58,8 @@ export async function hibernateEphemeralWorkspace(
       other.metadata.name !== task.metadata.name &&
       other.spec.workspace === workspace.metadata.name &&
       other.spec.deletedAt === undefined &&
-      (other.status?.prompts ?? []).some((entry) => !isTerminal(entry.status)),
+      // From the spec: a task just created has prompts but no status entries yet.
+      entriesOf(other).some((entry) => !isTerminal(entry.status)),
   );
   if (busy) return;
   await store.replace(AgentComputerType, {

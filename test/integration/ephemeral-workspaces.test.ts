@@ -21,7 +21,7 @@ const CreatedSchema = z.object({ id: z.string(), workspaceId: z.string() });
 const StatusSchema = z.object({ status: z.string() });
 
 beforeAll(async () => {
-  stack = await startEmbeddedStack({ prefix: 'agentry-ephemeral-' });
+  stack = await startEmbeddedStack({ prefix: 'agentry-ephemeral-', ephemeralIdleGraceMs: 500 });
   api = stack.api;
   key = await api.key({ org: 'acme' });
 }, 60_000);

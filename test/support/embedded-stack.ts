@@ -30,6 +30,19 @@ export interface EmbeddedStack {
   stop(): Promise<void>;
 }
 
+/** The operator's skills (fetched from loopback, as `agentry serve` allows) and ephemeral grace. */
+function workspaceAgentOptions(options: {
+  skills?: SkillCatalog;
+  ephemeralIdleGraceMs?: number;
+}): Pick<OperatorOptions, 'skills' | 'allowPrivateSkillSources' | 'ephemeralIdleGraceMs'> {
+  return {
+    ...(options.skills === undefined ? {} : { skills: options.skills, allowPrivateSkillSources: true }),
+    ...(options.ephemeralIdleGraceMs === undefined
+      ? {}
+      : { ephemeralIdleGraceMs: options.ephemeralIdleGraceMs }),
+  };
+}
+
 export async function startEmbeddedStack(
   options: {
     prefix?: string;
@@ -45,6 +58,8 @@ export async function startEmbeddedStack(
     /** Executors beyond the built-ins, and the skills catalog. */
     executors?: ExecutorCatalog;
     skills?: SkillCatalog;
+    /** How long a task-made workspace stays up after its task is idle (the operator's default: 60 s). */
+    ephemeralIdleGraceMs?: number;
   } = {},
 ): Promise<EmbeddedStack> {
   const dir = await mkdtemp(join(tmpdir(), options.prefix ?? 'agentry-stack-'));
@@ -89,7 +104,7 @@ export async function startEmbeddedStack(
     installationKey: await ensureInstallationKey(store, CONTROL_NAMESPACE),
     executors: options.executors ?? new ExecutorCatalog(),
     objectStore: api.objectStore,
-    ...(options.skills === undefined ? {} : { skills: options.skills, allowPrivateSkillSources: true }),
+    ...workspaceAgentOptions(options),
     ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
     ...(options.contextLakes === undefined ? {} : { contextLakes: options.contextLakes }),
     ...(queues === undefined ? {} : { lakeNotificationQueues: queues }),
