@@ -30,12 +30,14 @@ export interface EmbeddedStack {
   stop(): Promise<void>;
 }
 
-/** The operator's skills (fetched from loopback, as `agentry serve` allows) and ephemeral grace. */
+/** The operator's executors, skills (fetched from loopback, as `agentry serve` allows) and ephemeral grace. */
 function workspaceAgentOptions(options: {
+  executors?: ExecutorCatalog;
   skills?: SkillCatalog;
   ephemeralIdleGraceMs?: number;
-}): Pick<OperatorOptions, 'skills' | 'allowPrivateSkillSources' | 'ephemeralIdleGraceMs'> {
+}): Pick<OperatorOptions, 'executors' | 'skills' | 'allowPrivateSkillSources' | 'ephemeralIdleGraceMs'> {
   return {
+    executors: options.executors ?? new ExecutorCatalog(),
     ...(options.skills === undefined ? {} : { skills: options.skills, allowPrivateSkillSources: true }),
     ...(options.ephemeralIdleGraceMs === undefined
       ? {}
@@ -102,7 +104,6 @@ export async function startEmbeddedStack(
     defaultRuntime: 'process',
     controlNamespace: CONTROL_NAMESPACE,
     installationKey: await ensureInstallationKey(store, CONTROL_NAMESPACE),
-    executors: options.executors ?? new ExecutorCatalog(),
     objectStore: api.objectStore,
     ...workspaceAgentOptions(options),
     ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
