@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TargetRefusedError, resolveWebhookTarget } from '../../platform/webhook-targets.js';
+import { TargetRefusedError, hostOf, resolveTargetHost } from '../../platform/outbound-targets.js';
+import type { TargetSubject } from '../../platform/outbound-targets.js';
 import { WorkspacePrepError } from '../workspace-files.js';
 import { gitOrFail } from '../workspace-git.js';
 
@@ -10,15 +11,26 @@ import { gitOrFail } from '../workspace-git.js';
  * directory, once per URL and ref). The runner fetches, not the operator: the skill must land on the
  * workspace's disk, which only the runner can write for pods and VMs, and the fetch then leaves
  * from the workspace, under its network policy, never from the control plane. The URL passes the
- * webhooks' SSRF guard first, and git is pinned to the address that was checked (no DNS rebinding),
+ * installation's SSRF guard (platform/outbound-targets.ts) first, and git is pinned to the address that was checked (no DNS rebinding),
  * follows no redirects and speaks only http(s).
  */
 
 const COMPLETE_MARKER = '.agentry-fetched';
 
-/** The guard's words name webhooks; here they are about skill sources. */
-const skillWords = (message: string): string =>
-  message.replace(/webhook target/g, 'skill source').replace(/webhooks may reach/g, 'skills may come from');
+const SKILL_SOURCE: TargetSubject = { noun: 'skill source', plural: 'skill sources' };
+
+/** https, or plain http where private sources are allowed (the webhooks' rule); never credentials. */
+function parseSource(url: string, allowPrivate: boolean): URL {
+  if (!URL.canParse(url)) throw new WorkspacePrepError('skill source is not a valid URL');
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && allowPrivate))
+    throw new WorkspacePrepError(
+      `skill source must use https${allowPrivate ? ' or http' : ''}, not ${parsed.protocol.replace(/:$/, '')}`,
+    );
+  if (parsed.username !== '' || parsed.password !== '')
+    throw new WorkspacePrepError('skill source must not carry credentials');
+  return parsed;
+}
 
 const exists = (path: string): Promise<boolean> =>
   stat(path).then(
@@ -28,16 +40,17 @@ const exists = (path: string): Promise<boolean> =>
 
 /** git `-c` options pinning the host to the checked address and refusing anything but http(s). */
 async function pinnedGitOptions(url: string, allowPrivate: boolean): Promise<string[]> {
-  let target;
+  const parsed = parseSource(url, allowPrivate);
+  const host = hostOf(parsed);
+  let resolved;
   try {
-    target = await resolveWebhookTarget(url, { allowPrivate });
+    resolved = await resolveTargetHost(host, { allowPrivate }, { subject: SKILL_SOURCE });
   } catch (err) {
-    if (err instanceof TargetRefusedError) throw new WorkspacePrepError(skillWords(err.message));
+    if (err instanceof TargetRefusedError) throw new WorkspacePrepError(err.message);
     throw err;
   }
-  const port = target.url.port === '' ? (target.url.protocol === 'https:' ? '443' : '80') : target.url.port;
-  const address = target.family === 6 ? `[${target.address}]` : target.address;
-  const host = target.url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = parsed.port === '' ? (parsed.protocol === 'https:' ? '443' : '80') : parsed.port;
+  const address = resolved.family === 6 ? `[${resolved.address}]` : resolved.address;
   return [
     '-c',
     `http.curloptResolve=${host}:${port}:${address}`,
