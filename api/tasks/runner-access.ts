@@ -1,3 +1,4 @@
+import { isTerminal, promptEntryOf, promptStatusOf } from '../../crds/index.js';
 import type { AgentComputer, Task } from '../../crds/index.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import { RunnerClient, RunnerRequestError } from '../../platform/runner-client.js';
@@ -43,6 +44,16 @@ const notRunning = (cause?: unknown): ApiError =>
   );
 
 /**
+ * Whether the Task says the prompt ended without ever starting (canceled while it waited, or ended
+ * by the operator while its workspace was down): no executor ran, so no event of it was written.
+ */
+function endedUnstarted(task: Task, promptId: string): boolean {
+  const spec = task.spec.prompts.find((prompt) => prompt.id === promptId);
+  const entry = promptEntryOf(task, promptId);
+  return spec !== undefined && isTerminal(promptStatusOf(spec, entry)) && entry?.startedAt === undefined;
+}
+
+/**
  * GET /tasks/:id/prompts/:promptId/events of a prompt not (yet) archived: from the workspace's
  * runner, which keeps the log on the workspace disk; while the workspace sleeps it is out of reach
  * (503). Archived prompts are read from object storage instead (archived-events.ts).
@@ -54,7 +65,11 @@ export async function promptEvents(
   promptId: string,
 ): Promise<EventsPage> {
   const runner = runnerOf(readModel, installationKey, task);
-  if (runner === undefined) throw notRunning();
+  if (runner === undefined) {
+    // F9: a prompt that ended before it started has no events anywhere; nothing is worth a 503.
+    if (endedUnstarted(task, promptId)) return { events: [], lastSeq: promptLastSeq(task, promptId, []) };
+    throw notRunning();
+  }
   try {
     const { events } = await runner.listEvents(task.metadata.name, { promptId });
     // The runner's page names the task's last seq; the prompt's own is what its clients resume from.

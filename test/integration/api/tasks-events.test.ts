@@ -304,4 +304,16 @@ describe('GET /v1/tasks/:id/events without a runner', () => {
     const unreachable = await call(api, `/v1/tasks/${task.id}/prompts/${task.promptId}/events`, { key });
     expect(unreachable.status).toBe(503);
   });
+
+  it('F9: a prompt canceled before it ran answers its empty events while the workspace is stopped', async () => {
+    const task = await newTask();
+    expect((await call(api, `/v1/tasks/${task.id}/cancel`, { key, method: 'POST' })).status).toBe(200);
+    // The operator ended it without the runner (the workspace was stopped): never dispatched, never started.
+    await recordPrompts(api, 'acme', task.id, (t) =>
+      t.spec.prompts.map((p) => ({ id: p.id, status: 'canceled', completedAt: new Date().toISOString() })),
+    );
+    const res = await call(api, `/v1/tasks/${task.id}/prompts/${task.promptId}/events`, { key });
+    expect(res.status).toBe(200);
+    expect(PromptEventsSchema.parse(await res.json())).toEqual({ events: [], lastSeq: -1 });
+  });
 });
