@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { KubeObject } from '../crds/index.js';
+import type { IndexedInformer } from './list-index.js';
 
 /** CONTRACT.md conventions: `limit` 1..100 (default 50) and `offset` ≥ 0 (default 0). */
 export const PaginationQuerySchema = z.strictObject({
@@ -23,12 +24,6 @@ export interface ListEnvelope<T> {
   offset: number;
 }
 
-/** Newest first; objects created in the same second are ordered by name so pages are stable. */
-export function newestFirst(a: KubeObject, b: KubeObject): number {
-  const byTime = (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '');
-  return byTime !== 0 ? byTime : a.metadata.name.localeCompare(b.metadata.name);
-}
-
 export function paginate<T, R>(
   items: readonly T[],
   page: PaginationQuery,
@@ -40,4 +35,25 @@ export function paginate<T, R>(
     limit: page.limit,
     offset: page.offset,
   };
+}
+
+/**
+ * One page of an indexed list (ListIndex): the names come from the index in order, the objects
+ * from the cache; `total` is the lists' size. Costs O(log n + limit), never a scan or a sort.
+ */
+export function indexedPage<T extends KubeObject, R>(
+  informer: IndexedInformer<T>,
+  namespace: string,
+  buckets: readonly [string] | readonly [string, string],
+  page: PaginationQuery,
+  present: (item: T) => R,
+): ListEnvelope<R> {
+  const names = informer.index.page(buckets, page.offset, page.limit);
+  const data: R[] = [];
+  for (const name of names) {
+    const item = informer.get(namespace, name);
+    if (item !== undefined) data.push(present(item));
+  }
+  const total = buckets.reduce((sum, bucket) => sum + informer.index.size(bucket), 0);
+  return { data, total, limit: page.limit, offset: page.offset };
 }

@@ -19,9 +19,24 @@ import type { Logger } from '../platform/log.js';
 import { Informer } from '../platform/store/informer.js';
 import type { ResourceStore } from '../platform/store/types.js';
 import { API_KEY_COMPONENT, API_KEY_LABELS } from './auth/api-keys.js';
+import { IndexedInformer, bucketKey } from './list-index.js';
+import type { Placement } from './list-index.js';
+import { taskPlacement } from './tasks/task-index.js';
 
 const keyOf = (namespace: string | undefined, name: string): string => `${namespace ?? ''}/${name}`;
 const objectKey = (object: KubeObject): string => keyOf(object.metadata.namespace, object.metadata.name);
+
+/** Agent computers and webhooks are listed per organization, those being deleted left out. */
+const liveInOrganization = (object: KubeObject): Placement | undefined =>
+  object.metadata.deletionTimestamp === undefined
+    ? {
+        createdAt: object.metadata.creationTimestamp ?? '',
+        buckets: [organizationBucket(object.metadata.namespace ?? '')],
+      }
+    : undefined;
+
+/** The list of one organization's live agent computers (or webhooks) in their index. */
+export const organizationBucket = (namespace: string): string => bucketKey(namespace);
 
 /**
  * Wakes whoever waits on one object (an event stream waiting for its task to change). Keyed by
@@ -55,9 +70,11 @@ class ChangeListeners {
 export class ReadModel {
   readonly apiKeys: Informer<Secret>;
   readonly organizations: Informer<Organization>;
-  readonly agentComputers: Informer<AgentComputer>;
-  readonly tasks: Informer<Task>;
-  readonly webhooks: Informer<Webhook>;
+  /** Indexed per organization, newest first (list pages without a sort). */
+  readonly agentComputers: IndexedInformer<AgentComputer>;
+  /** Indexed per organization, audience and filter, newest first (api/tasks/task-index.ts). */
+  readonly tasks: IndexedInformer<Task>;
+  readonly webhooks: IndexedInformer<Webhook>;
   readonly contextLakes: Informer<ContextLake>;
   /** share id → task key, and back: GET /v1/share/:token finds its task without a scan. */
   private readonly taskByShare = new Map<string, string>();
@@ -74,19 +91,29 @@ export class ReadModel {
       labelSelector: `${API_KEY_LABELS.component}=${API_KEY_COMPONENT}`,
     });
     this.organizations = new Informer(store, OrganizationType, { logger });
-    this.agentComputers = new Informer(store, AgentComputerType, {
-      logger,
-      onEvent: ({ object }) => {
-        this.workspaceListeners.notify(objectKey(object));
+    this.agentComputers = new IndexedInformer(
+      store,
+      AgentComputerType,
+      {
+        logger,
+        onEvent: ({ object }) => {
+          this.workspaceListeners.notify(objectKey(object));
+        },
       },
-    });
-    this.tasks = new Informer(store, TaskType, {
-      logger,
-      onEvent: ({ object }) => {
-        this.taskChanged(object.metadata.namespace, object.metadata.name);
+      liveInOrganization,
+    );
+    this.tasks = new IndexedInformer(
+      store,
+      TaskType,
+      {
+        logger,
+        onEvent: ({ object }) => {
+          this.taskChanged(object.metadata.namespace, object.metadata.name);
+        },
       },
-    });
-    this.webhooks = new Informer(store, WebhookType, { logger });
+      taskPlacement,
+    );
+    this.webhooks = new IndexedInformer(store, WebhookType, { logger }, liveInOrganization);
     this.contextLakes = new Informer(store, ContextLakeType, {
       logger,
       onEvent: ({ object }) => {

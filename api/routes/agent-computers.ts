@@ -11,7 +11,8 @@ import {
   PatchAgentComputerBodySchema,
   configureAgentComputer,
 } from '../agent-computers/configure-agent-computer.js';
-import { PaginationQuerySchema, listEnvelopeSchema, newestFirst, paginate } from '../pagination.js';
+import { PaginationQuerySchema, indexedPage, listEnvelopeSchema } from '../pagination.js';
+import { organizationBucket } from '../read-model.js';
 import { AgentComputerRecordSchema, presentAgentComputer } from '../presenters/agent-computer.js';
 import type { ReadModel } from '../read-model.js';
 import { defineRoute } from '../route.js';
@@ -120,13 +121,12 @@ export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinit
         },
       },
       handler: ({ query, principal }) => {
-        const items = deps.readModel.agentComputers
-          .list(principal.namespace)
-          .filter((ac) => ac.metadata.deletionTimestamp === undefined)
-          .sort(newestFirst);
+        const buckets = [organizationBucket(principal.namespace)] as const;
         return {
           status: 200,
-          body: paginate(items, query, (ac) => presentAgentComputer(ac, deps.publicUrl)),
+          body: indexedPage(deps.readModel.agentComputers, principal.namespace, buckets, query, (ac) =>
+            presentAgentComputer(ac, deps.publicUrl),
+          ),
         };
       },
     }),

@@ -3,11 +3,10 @@ import { TaskType, clientTaskStatus } from '../../crds/index.js';
 import type { Task } from '../../crds/index.js';
 import type { Principal } from '../auth/principal.js';
 import { updateWithRetry } from '../optimistic-update.js';
-import { listEnvelopeSchema, paginate } from '../pagination.js';
+import { indexedPage, listEnvelopeSchema } from '../pagination.js';
 import {
   ApiTaskListItemSchema,
   ApiTaskRecordSchema,
-  newestTaskFirst,
   presentApiTask,
   presentApiTaskListItem,
   presentTask,
@@ -15,13 +14,14 @@ import {
 } from '../presenters/task.js';
 import { defineRoute } from '../route.js';
 import type { RouteDefinition } from '../route.js';
-import { assertVisible, findTask, taskNotFound, taskPresentation, visibleTo } from '../tasks/access.js';
+import { assertVisible, findTask, taskNotFound, taskPresentation } from '../tasks/access.js';
 import type { TaskRoutesDeps } from '../tasks/access.js';
 import { createTask, promptSpecOf } from '../tasks/create-task.js';
 import { taskContentRoute } from '../tasks/content.js';
 import { promptEventsRoute, taskEventsRoute } from '../tasks/event-routes.js';
 import { checkExecutor } from '../tasks/executor-policy.js';
 import { assertTaskSlot } from '../tasks/limits.js';
+import { taskListBuckets } from '../tasks/task-index.js';
 import { softDeleted, withCancelRequested, withPrompt, withVisibility } from '../tasks/mutations.js';
 import {
   AddPromptBodySchema,
@@ -101,15 +101,12 @@ const listTasksRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     responses: { 200: { description: 'A page of tasks', schema: listEnvelopeSchema(ApiTaskListItemSchema) } },
     handler: ({ query, principal }) => {
       const presentation = taskPresentation(deps);
-      const items = deps.readModel.tasks
-        .list(principal.namespace)
-        .filter((task) => visibleTo(task, principal))
-        .filter((task) => query.workspaceId === undefined || task.spec.workspace === query.workspaceId)
-        .filter((task) => query.status === undefined || clientTaskStatus(task) === query.status)
-        .sort(newestTaskFirst);
+      const buckets = taskListBuckets(principal, query);
       return {
         status: 200,
-        body: paginate(items, query, (task) => presentApiTaskListItem(task, presentation, deps.readModel)),
+        body: indexedPage(deps.readModel.tasks, principal.namespace, buckets, query, (task) =>
+          presentApiTaskListItem(task, presentation, deps.readModel),
+        ),
       };
     },
   });

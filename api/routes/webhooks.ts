@@ -3,7 +3,8 @@ import { WebhookType } from '../../crds/index.js';
 import type { Webhook } from '../../crds/index.js';
 import { isStoreError } from '../../platform/store/types.js';
 import { ApiError } from '../errors.js';
-import { PaginationQuerySchema, listEnvelopeSchema, newestFirst, paginate } from '../pagination.js';
+import { PaginationQuerySchema, indexedPage, listEnvelopeSchema } from '../pagination.js';
+import { organizationBucket } from '../read-model.js';
 import { PublicKeyDocumentSchema, WebhookRecordSchema, presentWebhook } from '../presenters/webhook.js';
 import type { ReadModel } from '../read-model.js';
 import { defineRoute } from '../route.js';
@@ -64,8 +65,10 @@ const listWebhooksRoute = (deps: WebhookRoutesDeps): RouteDefinition =>
     },
     handler: ({ query, principal }) => ({
       status: 200,
-      body: paginate(
-        liveWebhooks(deps.readModel, principal.namespace).sort(newestFirst),
+      body: indexedPage(
+        deps.readModel.webhooks,
+        principal.namespace,
+        [organizationBucket(principal.namespace)],
         query,
         presentWebhook,
       ),

@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
 import type { ReadModel } from '../read-model.js';
 import { isDeleted } from './access.js';
+import { runningTasksBucket } from './task-index.js';
 
 /**
  * Organization limits (Organization spec.limits), counted from the caches. Two requests racing may
@@ -13,11 +14,11 @@ import { isDeleted } from './access.js';
 /** `limits.concurrentTasks`: tasks with a pending or running prompt, the deleted ones aside. */
 export function assertTaskSlot(readModel: ReadModel, principal: Principal, except?: string): void {
   const limit = principal.organization.spec.limits.concurrentTasks;
-  const running = readModel.tasks
-    .list(principal.namespace)
-    .filter(
-      (task) => task.metadata.name !== except && !isDeleted(task) && clientTaskStatus(task) === 'running',
-    ).length;
+  const exceptTask = except === undefined ? undefined : readModel.tasks.get(principal.namespace, except);
+  const exceptRunning =
+    exceptTask !== undefined && !isDeleted(exceptTask) && clientTaskStatus(exceptTask) === 'running';
+  const running =
+    readModel.tasks.index.size(runningTasksBucket(principal.namespace)) - (exceptRunning ? 1 : 0);
   if (running >= limit) {
     throw new ApiError(
       'limit_exceeded',

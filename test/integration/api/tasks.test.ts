@@ -526,6 +526,36 @@ describe('GET /v1/tasks', () => {
     expect((await call(api, '/v1/tasks?colour=red', { key })).status).toBe(400);
   });
 
+  it('walks pages with neither repeat nor gap while the operator records progress between pages, counting only what the caller may see', async () => {
+    const owner = await api.key({ org: 'walker', user: 'olga' });
+    const other = await api.key({ org: 'walker', user: 'pete' });
+    const mine: string[] = [];
+    for (let i = 0; i < 9; i++) {
+      const visibility = i % 3 === 0 ? 'private' : 'shared';
+      mine.push((await createTask(api, i % 2 === 0 ? owner : other, { prompt: `p${i}`, visibility })).id);
+    }
+    const hiddenFromOwner = (await createTask(api, other, { prompt: 'not yours', visibility: 'private' })).id;
+    const seen: string[] = [];
+    let total: number | undefined;
+    for (let offset = 0; offset < 15; offset += 5) {
+      const page = TaskListSchema.parse(
+        await (await call(api, `/v1/tasks?limit=5&offset=${offset}`, { key: owner })).json(),
+      );
+      total ??= page.total;
+      expect(page.total).toBe(total);
+      seen.push(...page.data.map((task) => task.id));
+      // Between pages the operator records every task's prompts as running: nothing may move.
+      for (const id of mine)
+        await recordPrompts(api, 'walker', id, (task) =>
+          task.spec.prompts.map((p) => ({ id: p.id, status: 'running' })),
+        );
+    }
+    const visible = mine.filter((_id, i) => i % 3 !== 0 || i % 2 === 0);
+    expect(total).toBe(visible.length);
+    expect(seen).toEqual([...visible].reverse());
+    expect(seen).not.toContain(hiddenFromOwner);
+  });
+
   it("never lists another organization's tasks", async () => {
     const theirs = await createTask(api, globex, { prompt: 'theirs' });
     const list = TaskListSchema.parse(await (await call(api, '/v1/tasks?limit=100', { key: alice })).json());
