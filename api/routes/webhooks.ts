@@ -9,7 +9,7 @@ import { PublicKeyDocumentSchema, WebhookRecordSchema, presentWebhook } from '..
 import type { ReadModel } from '../read-model.js';
 import { defineRoute } from '../route.js';
 import type { RouteDefinition } from '../route.js';
-import { CreateWebhookBodySchema, createWebhook, liveWebhooks } from '../webhooks/create-webhook.js';
+import { CreateWebhookBodySchema, createWebhook } from '../webhooks/create-webhook.js';
 import type { WebhookRoutesDeps } from '../webhooks/create-webhook.js';
 import type { SigningKeysCache } from '../webhooks/signing-keys-cache.js';
 
