@@ -17,7 +17,6 @@ import type { Task } from '../crds/index.js';
 import { newestTaskFirst } from '../platform/task-record.js';
 import { visibleTo } from '../api/tasks/access.js';
 import { taskListBuckets } from '../api/tasks/task-index.js';
-import type { Principal } from '../api/auth/principal.js';
 import { startTestApi } from '../test/support/api-server.js';
 import type { TestApi } from '../test/support/api-server.js';
 import { progress, summarize } from './stats.js';
@@ -73,7 +72,7 @@ async function measure(api: TestApi, size: number, label = 'bench'): Promise<str
   const base = Date.parse('2026-01-01T00:00:00Z');
   const tasks = Array.from({ length: size }, (_v, i) => syntheticTask(namespace, i, base));
   for (const task of tasks) api.readModel.observeTask(task);
-  const principal = { namespace, user: 'alice' } as Principal; // the two fields a page reads
+  const principal = { namespace, user: 'alice' };
   const newest = tasks.at(-1)?.metadata.name ?? '';
 
   const oldWay = (): string[] =>
@@ -96,7 +95,7 @@ async function measure(api: TestApi, size: number, label = 'bench'): Promise<str
     `| ${size.toLocaleString('en')}`,
     `${(1000 / listMs).toFixed(0)}/s (${listMs.toFixed(2)} ms)`,
     `${(1000 / getMs).toFixed(0)}/s (${getMs.toFixed(2)} ms)`,
-    `${(listMs / getMs).toFixed(2)}`,
+    (listMs / getMs).toFixed(2),
     `${indexUs.toFixed(1)} µs`,
     `${oldUs.toFixed(1)} µs`,
     `${(oldUs / indexUs).toFixed(1)}× |`,

@@ -38,7 +38,7 @@ export const isDeleted = (task: Task): boolean =>
  * Whether the caller may see the task: it lives in the caller's namespace (another organization's
  * is never even looked up), is not deleted, and is not someone else's `private` task.
  */
-export const visibleTo = (task: Task, principal: Principal): boolean =>
+export const visibleTo = (task: Task, principal: Pick<Principal, 'namespace' | 'user'>): boolean =>
   task.metadata.namespace === principal.namespace &&
   !isDeleted(task) &&
   (task.spec.visibility !== 'private' || task.spec.owner === principal.user);

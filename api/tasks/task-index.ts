@@ -45,7 +45,10 @@ export function taskPlacement(task: Task): Placement | undefined {
 }
 
 /** The two lists whose merge is what the caller may see of the organization's tasks, filtered. */
-export const taskListBuckets = (principal: Principal, filter: TaskListFilter): [string, string] => [
+export const taskListBuckets = (
+  principal: Pick<Principal, 'namespace' | 'user'>,
+  filter: TaskListFilter,
+): [string, string] => [
   bucketKey(principal.namespace, ORGANIZATION, ...filterParts(filter)),
   bucketKey(principal.namespace, privateTo(principal.user), ...filterParts(filter)),
 ];
