@@ -1,4 +1,5 @@
 import express from 'express';
+import { z } from 'zod';
 import type { Express, RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 import type { ExecutorCatalog } from '../platform/executor-catalog.js';
@@ -14,6 +15,7 @@ import { authenticate } from './auth/authenticate.js';
 import { errorHandler, notFoundHandler } from './middleware/errors.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { jsonBody } from './middleware/json-body.js';
+import { methodNotAllowed } from './middleware/method-not-allowed.js';
 import { requestLog } from './middleware/request-log.js';
 import { openApiDocument } from './openapi.js';
 import type { ReadModel } from './read-model.js';
@@ -80,6 +82,11 @@ export interface ApiAppOptions {
 }
 
 const SSE_KEEPALIVE_MS = 15_000;
+
+/** The `paths` object of the OpenAPI document this module built (path → method → operation). */
+const DocumentPathsSchema = z.object({ paths: z.record(z.string(), z.record(z.string(), z.unknown())) });
+const documentPaths = (document: Record<string, unknown>): Record<string, Record<string, unknown>> =>
+  DocumentPathsSchema.parse(document).paths;
 
 /** One cap for every signed upload (files and artifacts): the signed-URL handler enforces it. */
 const signedUploadBytes = (options: Pick<ApiAppOptions, 'artifactLimits'>): number =>
@@ -200,6 +207,7 @@ export function createApiApp(options: ApiAppOptions): Express {
   }
 
   app.use(artifactPaths);
+  app.use(methodNotAllowed(documentPaths(openApi)));
   const v1 = express.Router();
   v1.use(
     '/v1',

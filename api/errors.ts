@@ -8,11 +8,14 @@ export type ApiErrorCode =
   | 'subscription_required'
   | 'validation_error'
   | 'not_found'
+  | 'method_not_allowed'
+  | 'request_timeout'
   | 'limit_exceeded'
   | 'agent_disabled'
   | 'conflict'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'request_header_fields_too_large'
   | 'sql_error'
   | 'timeout'
   | 'service_unavailable'
@@ -29,9 +32,12 @@ const STATUS_OF_CODE: Record<ApiErrorCode, number> = {
   subscription_required: 403,
   agent_disabled: 403,
   not_found: 404,
+  method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  request_header_fields_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,
   timeout: 504,

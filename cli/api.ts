@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import { createApiApp } from '../api/app.js';
+import { answerClientErrors } from '../api/client-errors.js';
 import { ReadModel } from '../api/read-model.js';
 import { artifactLimitsOf, publicUrlOf } from '../platform/config.js';
 import type { Config } from '../platform/config.js';
@@ -41,6 +42,7 @@ export async function runApiCommand(config: Config): Promise<number> {
     ...(notificationQueues === undefined ? {} : { notificationQueues }),
   });
   const server = createServer(app);
+  answerClientErrors(server);
   const stopRequested = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { Express } from 'express';
 import type { Server } from 'node:http';
 import { createApiApp } from '../api/app.js';
+import { answerClientErrors, answerStarting } from '../api/client-errors.js';
 import { ReadModel } from '../api/read-model.js';
 import { ConfigError, artifactLimitsOf, publicUrlOf } from '../platform/config.js';
 import { notificationQueuesFromConfig } from '../platform/lake-notifications/queues.js';
@@ -184,9 +185,10 @@ export async function serve(config: Config, announce: (line: string) => void): P
   // from. Until the app is attached, requests are told to come back.
   const attached: { app?: Express } = {};
   const server = createServer((req, res) => {
-    if (attached.app === undefined) res.writeHead(503, { 'Retry-After': '1' }).end();
+    if (attached.app === undefined) answerStarting(req, res);
     else attached.app(req, res);
   });
+  answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.AGENTRY_PORT, config.AGENTRY_HOST, resolve);

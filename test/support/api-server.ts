@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiApp } from '../../api/app.js';
+import { answerClientErrors } from '../../api/client-errors.js';
 import type { ApiAppOptions } from '../../api/app.js';
 import { issueApiKey } from '../../api/auth/api-keys.js';
 import type { Scope } from '../../api/auth/scopes.js';
@@ -120,6 +121,7 @@ export async function startTestApi(
   await readModel.start();
   // Listening first: the object store's signed URLs need the server's port, and the app the store.
   const server = createServer();
+  answerClientErrors(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
