@@ -64,14 +64,14 @@ function operation(route: RouteDefinition): JsonSchema {
             content: { 'application/json': { schema: jsonSchema(spec.schema, 'output') } },
           };
   }
-  responses.default = {
-    description: 'Error',
-    content: {
-      'application/json': {
-        schema: jsonSchema(errorShapeOfPath(route.path) === 'lake' ? LakeErrorSchema : ErrorSchema, 'output'),
-      },
+  const errorContent = {
+    'application/json': {
+      schema: jsonSchema(errorShapeOfPath(route.path) === 'lake' ? LakeErrorSchema : ErrorSchema, 'output'),
     },
   };
+  if (route.body !== undefined)
+    responses['413'] = { description: 'The JSON body is over 1 MiB', content: errorContent };
+  responses.default = { description: 'Error', content: errorContent };
   return {
     operationId: route.operationId,
     summary: route.summary,

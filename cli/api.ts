@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import { createApiApp } from '../api/app.js';
+import { parseDuration } from '../platform/duration.js';
 import { answerClientErrors } from '../api/client-errors.js';
 import { ReadModel } from '../api/read-model.js';
 import { artifactLimitsOf, publicUrlOf } from '../platform/config.js';
@@ -39,6 +40,7 @@ export async function runApiCommand(config: Config): Promise<number> {
     lakeFileRoots: () => config.AGENTRY_LAKE_FILE_ROOTS,
     lakeMaxResultBytes: config.AGENTRY_LAKE_MAX_RESULT_BYTES,
     artifactLimits: artifactLimitsOf(config),
+    lakeSqlTimeoutMs: parseDuration(config.AGENTRY_LAKE_SQL_TIMEOUT),
     ...(notificationQueues === undefined ? {} : { notificationQueues }),
   });
   const server = createServer(app);

@@ -225,6 +225,7 @@ export async function serve(config: Config, announce: (line: string) => void): P
     lakeMaxResultBytes: config.AGENTRY_LAKE_MAX_RESULT_BYTES,
     ...(notificationQueues === undefined ? {} : { notificationQueues }),
     artifactLimits: artifactLimitsOf(config),
+    lakeSqlTimeoutMs: parseDuration(config.AGENTRY_LAKE_SQL_TIMEOUT),
     version: AGENTRY_VERSION,
     isReady: () => ready,
   });

@@ -57,6 +57,11 @@ export const ConfigSchema = z.object({
     .string()
     .default('168h')
     .refine((text) => /^(\d+(ns|us|ms|s|m|h))+$/.test(text), 'must be a duration such as 168h'),
+  /** API: the bound of POST /v1/context-lake/sql, a paused lake's start included (CONTRACT.md §8: 3 minutes). */
+  AGENTRY_LAKE_SQL_TIMEOUT: z
+    .string()
+    .default('3m')
+    .refine((text) => /^(\d+(ns|us|ms|s|m|h))+$/.test(text), 'must be a duration such as 3m'),
   /**
    * API and operator: whether webhooks may target loopback, private and link-local addresses, and
    * plain http (organizations can also allow it for themselves). Unset: `agentry serve` allows it

