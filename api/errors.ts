@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { withoutServerPaths } from './server-paths.js';
 
 /** Every error code the API answers with (SPEC.md part 7, CONTRACT.md §1). A closed union. */
 export type ApiErrorCode =
@@ -85,21 +86,17 @@ export class ApiError extends Error {
 /** The two error body shapes of CONTRACT.md §1: the task API's and the context lake's. */
 export type ErrorShape = 'task' | 'lake';
 
+/** The body of an error response; its texts never carry this server's paths (withoutServerPaths). */
 export function errorBody(error: ApiError, shape: ErrorShape): Record<string, unknown> {
+  const message = withoutServerPaths(error.message);
+  const details = error.details?.map((detail) => ({
+    ...detail,
+    message: withoutServerPaths(detail.message),
+  }));
   if (shape === 'lake') {
-    return {
-      error: error.message,
-      code: error.code,
-      ...(error.details === undefined ? {} : { errors: error.details }),
-    };
+    return { error: message, code: error.code, ...(details === undefined ? {} : { errors: details }) };
   }
-  return {
-    error: {
-      code: error.code,
-      message: error.message,
-      ...(error.details === undefined ? {} : { details: error.details }),
-    },
-  };
+  return { error: { code: error.code, message, ...(details === undefined ? {} : { details }) } };
 }
 
 export const errorShapeOfPath = (path: string): ErrorShape =>

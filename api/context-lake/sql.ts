@@ -10,6 +10,7 @@ import type { SqlResult } from '../../platform/lake-protocol.js';
 import type { Logger } from '../../platform/log.js';
 import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
+import { withoutEnginePaths } from '../server-paths.js';
 import { cachedLake, setOperatingMode } from './lake-resource.js';
 import type { LakeStoreDeps } from './lake-resource.js';
 import { lakeFailure, lakeIsReady } from './present.js';
@@ -130,7 +131,7 @@ export class LakeSql {
       } catch (err) {
         const unreachable = err instanceof LakeRequestError && err.unreachable;
         if (!unreachable || attempt >= UNREACHABLE_ATTEMPTS || deadline.aborted)
-          throw this.mapped(err, deadline);
+          throw this.mapped(err, deadline, query);
         this.deps.logger.warn(
           { err, namespace: principal.namespace },
           'the lake server could not be reached; waiting once more',
@@ -199,10 +200,11 @@ export class LakeSql {
   }
 
   /** The lake's answers in the data-context API's codes; the engine's message is the client's own query's. */
-  private mapped(err: unknown, deadline: AbortSignal): unknown {
+  private mapped(err: unknown, deadline: AbortSignal, query: string): unknown {
     if (deadline.aborted) return timedOut();
     if (!(err instanceof LakeRequestError)) return err;
-    if (err.code === 'sql_error' || err.code === 'bad_request') return new ApiError('sql_error', err.message);
+    if (err.code === 'sql_error' || err.code === 'bad_request')
+      return new ApiError('sql_error', withoutEnginePaths(err.message, query));
     if (err.code === 'result_too_large')
       return new ApiError(
         'payload_too_large',
