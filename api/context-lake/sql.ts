@@ -96,22 +96,38 @@ export class LakeSql {
 
   async run(principal: Principal, query: string, cancel: AbortSignal): Promise<SqlResult> {
     const started = performance.now();
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const deadline = AbortSignal.any([timeout, cancel]);
+    // A plain timer, held by the event loop: on Node 20 an AbortSignal.timeout (and an
+    // AbortSignal.any over one) that only the waiting call refers to may be garbage-collected and
+    // never fire — the call then hung past its bound (found by the OpenAPI fuzzer).
+    const clock = new AbortController();
+    let outOfTime = false;
+    const timer = setTimeout(() => {
+      outOfTime = true;
+      clock.abort();
+    }, this.timeoutMs);
+    const onCancel = (): void => {
+      clock.abort();
+    };
+    cancel.addEventListener('abort', onCancel, { once: true });
+    const deadline = clock.signal;
     const call = { phase: 'waking' as Phase };
     try {
-      const result = await this.query(principal, query, deadline, call);
+      // Every step ends at the deadline, answered or not, whatever it awaits.
+      const result = await settleWithin(this.query(principal, query, deadline, call), deadline, timedOut);
       this.duration.observe({ outcome: 'ok' }, (performance.now() - started) / 1000);
       return { ...result, elapsedMs: Math.round(performance.now() - started) };
     } catch (err) {
       const seconds = (performance.now() - started) / 1000;
       this.duration.observe({ outcome: outcomeOf(err) }, seconds);
-      if (timeout.aborted)
+      if (outOfTime)
         this.deps.logger.warn(
           { namespace: principal.namespace, phase: call.phase, ms: Math.round(seconds * 1000) },
           'a context lake query ran out of time',
         );
       throw err;
+    } finally {
+      clearTimeout(timer);
+      cancel.removeEventListener('abort', onCancel);
     }
   }
 
