@@ -43,7 +43,17 @@ export interface S3ObjectStoreOptions {
   forcePathStyle?: boolean;
   /** Omitted: the SDK's default chain (environment, IRSA, instance profile). */
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /**
+   * How long a call may go without a byte of answer (the socket's idle time, so a long download
+   * that keeps flowing is fine). The SDK has no bound by default: a silent endpoint would hold an
+   * API request for ever.
+   */
+  requestTimeoutMs?: number;
 }
+
+/** Connecting to the endpoint, and then going silent mid-call (see requestTimeoutMs). */
+const CONNECTION_TIMEOUT_MS = 5_000;
+const SILENCE_TIMEOUT_MS = 30_000;
 
 /** S3's own maximum per DeleteObjects call. */
 const DELETE_BATCH = 1000;
@@ -106,6 +116,10 @@ export class S3ObjectStore implements ObjectStore {
       ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
       ...(options.forcePathStyle === undefined ? {} : { forcePathStyle: options.forcePathStyle }),
       ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
+      requestHandler: {
+        connectionTimeout: Math.min(CONNECTION_TIMEOUT_MS, options.requestTimeoutMs ?? CONNECTION_TIMEOUT_MS),
+        socketTimeout: options.requestTimeoutMs ?? SILENCE_TIMEOUT_MS,
+      },
     });
   }
 
