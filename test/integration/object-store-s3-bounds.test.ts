@@ -23,7 +23,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const socket of sockets) socket.destroy();
-  await new Promise<void>((resolve) => silent.close(() => resolve()));
+  await new Promise<void>((resolve) => {
+    silent.close(() => {
+      resolve();
+    });
+  });
 });
 
 it('ends a call to an endpoint that never answers with Unavailable after its bound', async () => {
