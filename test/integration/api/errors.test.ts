@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect } from 'node:net';
 import { AgentComputerType } from '../../../crds/index.js';
 import { call, startTestApi } from '../../support/api-server.js';
 import type { TestApi } from '../../support/api-server.js';
@@ -123,5 +124,71 @@ describe('bad input gets the documented error and changes nothing (CONTRACT.md Â
   it('answers JSON with charset utf-8', async () => {
     const res = await call(api, '/v1/agent-computers', { key });
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  });
+});
+
+/** Sends raw bytes and reads the raw answer: Node refuses some requests before any fetch-able answer. */
+function rawExchange(request: string): Promise<string> {
+  const { port } = new URL(api.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.end(request);
+    });
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    socket.on('close', () => {
+      resolve(answer);
+    });
+    socket.on('error', reject);
+  });
+}
+
+describe('methods and transport limits answer in the documented shape', () => {
+  it('answers 405 with Allow and a JSON error for a documented path with a method it lacks', async () => {
+    for (const method of ['PUT', 'OPTIONS']) {
+      const res = await call(api, '/v1/tasks', { key, method });
+      expect([method, res.status, res.headers.get('allow')]).toEqual([method, 405, 'GET, HEAD, POST']);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
+    }
+  });
+
+  it('answers TRACE (which fetch will not send) with 405 too, in the data-context shape under it', async () => {
+    const answer = await rawExchange(
+      `TRACE /v1/context-lake/sql HTTP/1.1\r\nHost: a\r\nAPI_KEY: ${key}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 405 /);
+    expect(answer).toMatch(/\r\nAllow: POST\r\n/i);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      code: 'method_not_allowed',
+    });
+  });
+
+  it('lets the literal path win over a template: upload-url allows POST only', async () => {
+    const res = await call(api, '/v1/workspaces/w/artifacts/upload-url', { key, method: 'OPTIONS' });
+    expect([res.status, res.headers.get('allow')]).toEqual([405, 'POST']);
+  });
+
+  it("answers headers over Node's limit with 431 and a JSON body in the path's error shape", async () => {
+    const big = 'x'.repeat(20_000);
+    const task = await rawExchange(`GET /v1/tasks HTTP/1.1\r\nHost: a\r\nX-Big: ${big}\r\n\r\n`);
+    expect(task).toMatch(/^HTTP\/1\.1 431 /);
+    expect(task).toContain('Content-Type: application/json');
+    expect(JSON.parse(task.slice(task.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: { code: 'request_header_fields_too_large', message: 'The request headers are too large' },
+    });
+    const lake = await rawExchange(
+      `GET /v1/context-lake/status HTTP/1.1\r\nHost: a\r\nX-Big: ${big}\r\n\r\n`,
+    );
+    expect(JSON.parse(lake.slice(lake.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      code: 'request_header_fields_too_large',
+    });
+  });
+
+  it('documents a request body as required only where an empty one is refused', async () => {
+    const doc = (await (await call(api, '/v1/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { requestBody?: { required: boolean } }>>;
+    };
+    expect(doc.paths['/v1/agent-computers']?.post?.requestBody?.required).toBe(false);
+    expect(doc.paths['/v1/tasks']?.post?.requestBody?.required).toBe(true);
   });
 });
