@@ -78,6 +78,16 @@ function operation(route: RouteDefinition): JsonSchema {
     tags: [route.tag],
     'x-required-scope': route.scope,
     parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
+    ...(route.streamedBody === undefined
+      ? {}
+      : {
+          requestBody: {
+            required: true,
+            content: {
+              [route.streamedBody.mediaType]: { schema: jsonSchema(route.streamedBody.schema, 'input') },
+            },
+          },
+        }),
     ...(route.body === undefined
       ? {}
       : {

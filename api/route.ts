@@ -41,6 +41,11 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
+  /**
+   * A body the handler reads itself as a stream (multipart uploads): documented, never parsed here.
+   * `schema` describes its fields for the OpenAPI document.
+   */
+  streamedBody?: { mediaType: string; schema: z.ZodType };
   responses: Record<number, ResponseSpec>;
   handler: (input: RouteInput<P, Q, B>) => RouteResult | undefined | Promise<RouteResult | undefined>;
 }

@@ -85,6 +85,11 @@ async function storage<T>(call: Promise<T>): Promise<T> {
   }
 }
 
+/** The multipart form of an upload, for the document: one or more file parts named `files` (their filenames are the artifact names). */
+const ArtifactUploadFormSchema = z.object({
+  files: z.array(z.string().meta({ contentMediaType: 'application/octet-stream' })).min(1),
+});
+
 export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
   const limits: ArtifactLimits = { ...DEFAULT_ARTIFACT_LIMITS, ...deps.limits };
   const { objectStore, readModel } = deps;
@@ -150,6 +155,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
       tag: TAG,
       scope: 'artifacts:write',
       params: WorkspaceParamsSchema,
+      streamedBody: { mediaType: 'multipart/form-data', schema: ArtifactUploadFormSchema },
       responses: {
         201: {
           description: 'Stored (all of them, or none)',

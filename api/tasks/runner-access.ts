@@ -1,4 +1,4 @@
-import { isTerminal, promptEntryOf, promptStatusOf } from '../../crds/index.js';
+import { promptEntryOf } from '../../crds/index.js';
 import type { AgentComputer, Task } from '../../crds/index.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import { RunnerClient, RunnerRequestError } from '../../platform/runner-client.js';
@@ -44,13 +44,14 @@ const notRunning = (cause?: unknown): ApiError =>
   );
 
 /**
- * Whether the Task says the prompt ended without ever starting (canceled while it waited, or ended
- * by the operator while its workspace was down): no executor ran, so no event of it was written.
+ * Whether the Task says the prompt never started (waiting, canceled while it waited, or ended by the
+ * operator while its workspace was down): no executor ran, so the runner wrote no event of it.
  */
-function endedUnstarted(task: Task, promptId: string): boolean {
-  const spec = task.spec.prompts.find((prompt) => prompt.id === promptId);
-  const entry = promptEntryOf(task, promptId);
-  return spec !== undefined && isTerminal(promptStatusOf(spec, entry)) && entry?.startedAt === undefined;
+function unstarted(task: Task, promptId: string): boolean {
+  return (
+    task.spec.prompts.some((prompt) => prompt.id === promptId) &&
+    promptEntryOf(task, promptId)?.startedAt === undefined
+  );
 }
 
 /**
@@ -66,8 +67,8 @@ export async function promptEvents(
 ): Promise<EventsPage> {
   const runner = runnerOf(readModel, installationKey, task);
   if (runner === undefined) {
-    // F9: a prompt that ended before it started has no events anywhere; nothing is worth a 503.
-    if (endedUnstarted(task, promptId)) return { events: [], lastSeq: promptLastSeq(task, promptId, []) };
+    // F9: a prompt that never started has no events anywhere (yet); nothing is worth a 503.
+    if (unstarted(task, promptId)) return { events: [], lastSeq: promptLastSeq(task, promptId, []) };
     throw notRunning();
   }
   try {

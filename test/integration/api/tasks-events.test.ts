@@ -292,8 +292,12 @@ describe('GET /v1/tasks/:id/events without a runner', () => {
     expect((await call(api, `/v1/tasks/${task.id}/events?after=soon`, { key })).status).toBe(400);
   });
 
-  it('answers 503 service_unavailable for prompt events while the workspace is not running', async () => {
+  it("answers 503 service_unavailable for a started prompt's events while the workspace is not running", async () => {
     const task = await newTask();
+    const at = new Date().toISOString();
+    await recordPrompts(api, 'acme', task.id, (t) =>
+      t.spec.prompts.map((p) => ({ id: p.id, status: 'running', dispatchedAt: at, startedAt: at })),
+    );
     const res = await call(api, `/v1/tasks/${task.id}/prompts/${task.promptId}/events`, { key });
     expect(res.status).toBe(503);
     const error = await errorOf(res);
@@ -303,6 +307,13 @@ describe('GET /v1/tasks/:id/events without a runner', () => {
     await markReady(api, NS, task.workspaceId, 'http://127.0.0.1:9');
     const unreachable = await call(api, `/v1/tasks/${task.id}/prompts/${task.promptId}/events`, { key });
     expect(unreachable.status).toBe(503);
+  });
+
+  it('answers an empty page for a prompt that has not started, while its workspace is still starting', async () => {
+    const task = await newTask();
+    const res = await call(api, `/v1/tasks/${task.id}/prompts/${task.promptId}/events`, { key });
+    expect(res.status).toBe(200);
+    expect(PromptEventsSchema.parse(await res.json())).toEqual({ events: [], lastSeq: -1 });
   });
 
   it('F9: a prompt canceled before it ran answers its empty events while the workspace is stopped', async () => {
