@@ -18,18 +18,3 @@ export function settleWithin<T>(work: Promise<T>, signal: AbortSignal, expired: 
     signal.removeEventListener('abort', onAbort);
   });
 }
-
-/**
- * Settles as `work` does, or rejects with `onTimeout()` after `ms`, whichever comes first. A plain
- * timer, held by the event loop: on Node 20 an AbortSignal.timeout (or an AbortSignal.any over one)
- * that only the waiting call refers to may be garbage-collected, and then it never fires.
- */
-export function withinMs<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
-  const clock = new AbortController();
-  const timer = setTimeout(() => {
-    clock.abort();
-  }, ms);
-  return settleWithin(work, clock.signal, onTimeout).finally(() => {
-    clearTimeout(timer);
-  });
-}

@@ -100,9 +100,9 @@ export class LakeSql {
     // AbortSignal.any over one) that only the waiting call refers to may be garbage-collected and
     // never fire — the call then hung past its bound (found by the OpenAPI fuzzer).
     const clock = new AbortController();
-    let outOfTime = false;
+    const bound = { reached: false };
     const timer = setTimeout(() => {
-      outOfTime = true;
+      bound.reached = true;
       clock.abort();
     }, this.timeoutMs);
     const onCancel = (): void => {
@@ -119,7 +119,7 @@ export class LakeSql {
     } catch (err) {
       const seconds = (performance.now() - started) / 1000;
       this.duration.observe({ outcome: outcomeOf(err) }, seconds);
-      if (outOfTime)
+      if (bound.reached)
         this.deps.logger.warn(
           { namespace: principal.namespace, phase: call.phase, ms: Math.round(seconds * 1000) },
           'a context lake query ran out of time',
