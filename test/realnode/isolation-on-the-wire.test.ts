@@ -164,19 +164,20 @@ beforeAll(async () => {
   const kubernetesService = (
     await kubectl(['get', 'service', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.spec.clusterIP}'])
   ).trim();
-  const apiserverPort = Number(
-    (
-      await kubectl([
-        'get',
-        'endpoints',
-        'kubernetes',
-        '-n',
-        'default',
-        '-o',
-        'jsonpath={.subsets[0].ports[0].port}',
-      ])
-    ).trim(),
-  );
+  // The `kubernetes` Service's endpoint: the apiserver's advertise address (the control-plane host).
+  const [apiserverIp = '', apiserverPort = ''] = (
+    await kubectl([
+      'get',
+      'endpoints',
+      'kubernetes',
+      '-n',
+      'default',
+      '-o',
+      'jsonpath={.subsets[0].addresses[0].ip} {.subsets[0].ports[0].port}',
+    ])
+  )
+    .trim()
+    .split(' ');
   targets.push(
     { name: 'other-runner-pod', host: victimRunner.ip, port: victimRunner.port },
     { name: 'other-runner-service', host: runnerService, port: victimRunner.port },
@@ -184,7 +185,7 @@ beforeAll(async () => {
     { name: 'api-server', host: apiPod.ip, port: apiPod.port },
     { name: 'operator-metrics', host: operatorIp, port: 8081 },
     { name: 'kube-apiserver-service', host: kubernetesService, port: 443 },
-    { name: 'kube-apiserver-endpoint', host: d.nodeIp, port: apiserverPort },
+    { name: 'kube-apiserver-endpoint', host: apiserverIp, port: Number(apiserverPort) },
   );
   await startProbePod(OUTSIDER, 'default', { app: 'isolation-probe' });
   await startProbePod(CONTROL_LOOKALIKE, d.namespace, { 'app.kubernetes.io/name': 'agentry-api' });

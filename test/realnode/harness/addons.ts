@@ -1,5 +1,5 @@
 // What a real cluster runs beside the kubelet, here as host processes: kube-router (NetworkPolicy),
-// CoreDNS, local-path-provisioner, and forwarders that expose loopback services on the node address.
+// CoreDNS and local-path-provisioner.
 import { writeFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
 import type { ClusterState } from '../../cluster/harness/cluster.js';
@@ -48,16 +48,6 @@ export async function startCoreDns(paths: NodePaths, cluster: ClusterState, bina
 `;
   await writeFile(paths.corefile, corefile);
   return startDaemon('coredns', binary, ['-conf', paths.corefile], paths.logs);
-}
-
-/** socat forwarding the node address's `port` to the same port on loopback (apiserver, moto). */
-export async function startForwarder(paths: NodePaths, name: string, port: number): Promise<number> {
-  return startDaemon(
-    `forward-${name}`,
-    'socat',
-    [`TCP-LISTEN:${port},bind=${NODE_IP},reuseaddr,fork`, `TCP:127.0.0.1:${port}`],
-    paths.logs,
-  );
 }
 
 export const LOCAL_PATH_NAMESPACE = 'local-path-storage';

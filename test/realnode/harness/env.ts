@@ -16,11 +16,13 @@ export const RealNodeEnvSchema = RealNodeStateSchema.extend({
   toolsPath: z.string(),
   nodeName: z.string(),
   nodeIp: z.string(),
+  /** The control-plane host's address: the kube-apiserver's endpoint and moto's, as pods reach them. */
+  controlPlaneIp: z.string(),
   podCidr: z.string(),
   containerdSocket: z.string(),
   /** moto as the host reaches it (loopback). */
   motoHostUrl: z.string(),
-  /** moto as pods reach it (the node address, forwarded to moto on loopback). */
+  /** moto as pods reach it (the control-plane host, forwarded to moto on loopback). */
   motoPodUrl: z.string(),
   nodeReadyMs: z.number(),
 });
@@ -33,6 +35,7 @@ export function toEnvState(node: RealNode): RealNodeEnv {
     toolsPath: node.cluster.toolsPath,
     nodeName: node.nodeName,
     nodeIp: node.nodeIp,
+    controlPlaneIp: node.controlPlaneIp,
     podCidr: node.podCidr,
     containerdSocket: node.paths.containerdSocket,
   });

@@ -21,8 +21,10 @@ export interface InstallTarget {
   kubeconfig: string;
   /** Directories holding helm and kubectl. */
   toolsPath: string;
-  /** The node bridge address pods reach host services at. */
+  /** The node bridge address pods reach node-local services at (DNS, the tests' webhook receiver). */
   nodeIp: string;
+  /** The control-plane host's address, where pods reach moto (motoPodUrl). */
+  controlPlaneIp: string;
   motoHostUrl: string;
   motoPodUrl: string;
 }
@@ -67,8 +69,9 @@ export function realNodeValues(target: InstallTarget, images: AgentryImages, buc
       memory: '512Mi',
       disk: '1Gi',
       nodeSelector: REAL_NODE_SELECTOR,
-      // moto stands in for S3: the lake must reach it on the node bridge, a private address.
-      egressAllow: [`${target.nodeIp}/32:${motoPort}`],
+      // moto stands in for S3: the lake reaches it on the control-plane host, a private address
+      // its NetworkPolicy allows only through this allowance.
+      egressAllow: [`${target.controlPlaneIp}/32:${motoPort}`],
     },
     objectStore: {
       type: 's3',

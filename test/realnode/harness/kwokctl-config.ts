@@ -6,7 +6,7 @@ import { parse, stringify } from 'yaml';
 import { z } from 'zod';
 import { LOOPBACK_KWOKCTL_CONFIG, clusterPkiDir } from '../../cluster/harness/cluster.js';
 import type { ClusterState } from '../../cluster/harness/cluster.js';
-import { KUBERNETES_SERVICE_IP, NODE_IP, SERVICE_CIDR } from './layout.js';
+import { CONTROL_PLANE_IP, KUBERNETES_SERVICE_IP, SERVICE_CIDR } from './layout.js';
 
 /** The annotation every fake node in test/cluster/fixtures/nodes.yaml carries. */
 export const FAKE_NODE_SELECTOR = 'kwok.x-k8s.io/node=fake';
@@ -25,8 +25,9 @@ export async function writeKwokctlConfig(
     ...loopback,
     options: {
       ...loopback.options,
-      // Pods reach the apiserver as https://kubernetes.default.svc (the ClusterIP) and the node address.
-      kubeApiserverCertSANs: [KUBERNETES_SERVICE_IP, NODE_IP],
+      // Pods reach the apiserver as https://kubernetes.default.svc (the ClusterIP), which kube-proxy
+      // sends to the control-plane host's address.
+      kubeApiserverCertSANs: [KUBERNETES_SERVICE_IP, CONTROL_PLANE_IP],
     },
     componentsPatches: [
       {
@@ -41,8 +42,9 @@ export async function writeKwokctlConfig(
         name: 'kube-apiserver',
         extraArgs: [
           arg('kubelet-preferred-address-types', 'InternalIP'),
-          // The `kubernetes` Service's endpoint: the node address, forwarded to the loopback listener.
-          arg('advertise-address', NODE_IP),
+          // The `kubernetes` Service's endpoint: the control-plane host, forwarded to the loopback
+          // listener. Not the node address: pod-to-own-node traffic escapes NetworkPolicy.
+          arg('advertise-address', CONTROL_PLANE_IP),
           arg('service-cluster-ip-range', SERVICE_CIDR),
           // exec, logs and port-forward go apiserver -> kubelet, which accepts only kwokctl's CA.
           arg('kubelet-client-certificate', join(pki, 'admin.crt')),

@@ -14,6 +14,16 @@ export const REAL_NODE_LABEL = 'agentry.dev/real-node';
  */
 export const NODE_BRIDGE = 'agentry-node';
 export const NODE_IP = '10.250.0.1';
+/**
+ * "The control-plane host": a network namespace of its own, joined to the host by a veth pair and a
+ * /32 route each way. The kube-apiserver advertises this address and moto is reached at it, so pod
+ * traffic to them is forwarded (and policed) as in a real cluster, where they do not run on the
+ * worker: NetworkPolicy never governs traffic between a pod and its own node (see NOTES.md).
+ */
+export const CONTROL_PLANE_IP = '10.250.1.1';
+/** The host's end of the control-plane host's veth (its peer inside is CONTROL_PLANE_PEER). */
+export const CONTROL_PLANE_LINK = 'agentry-cp';
+export const CONTROL_PLANE_PEER = 'cp0';
 /** The CNI bridge of the pods; its .1 is their gateway. */
 export const POD_BRIDGE = 'agentry-cni0';
 export const POD_CIDR = '10.244.0.0/24';
@@ -55,6 +65,10 @@ export function nodePaths(workdir: string) {
     localPathHelperPod: join(workdir, 'local-path-helper-pod.yaml'),
     localPathStorage: join(workdir, 'local-path'),
     kwokctlConfig: join(workdir, 'kwokctl.yaml'),
+    /** The control-plane host's network namespace, pinned by a bind mount (unmounting frees it). */
+    controlPlaneNetns: join(workdir, 'agentry-cp.netns'),
+    /** Unix sockets joining the control-plane host's listeners to the loopback services. */
+    forwardSockets: join(workdir, 'forward'),
   };
 }
 export type NodePaths = ReturnType<typeof nodePaths>;

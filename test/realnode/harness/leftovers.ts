@@ -5,7 +5,7 @@ import { run } from '../../cluster/harness/tools.js';
 import { mountsUnder } from './cleanup.js';
 import { nftTables } from './host.js';
 import { leftoverRules } from './iptables.js';
-import { NODE_BRIDGE, POD_BRIDGE } from './layout.js';
+import { CONTROL_PLANE_IP, CONTROL_PLANE_LINK, NODE_BRIDGE, POD_BRIDGE } from './layout.js';
 import type { Baseline } from './layout.js';
 import { isRunning, pidsWhere } from './processes.js';
 
@@ -25,7 +25,10 @@ async function networkLeftovers(workdir: string, vethsBefore: string[]): Promise
   for (const bridge of [NODE_BRIDGE, POD_BRIDGE]) {
     if (links.some((link) => link.ifname === bridge)) found.push(`bridge ${bridge}`);
   }
+  if (links.some((link) => link.ifname === CONTROL_PLANE_LINK)) found.push(`link ${CONTROL_PLANE_LINK}`);
   for (const veth of await veths()) if (!vethsBefore.includes(veth)) found.push(`veth ${veth}`);
+  const route = (await run('ip', ['route', 'show', `${CONTROL_PLANE_IP}/32`])).trim();
+  if (route !== '') found.push(`route ${route}`);
   for (const mount of await mountsUnder([workdir])) found.push(`mount ${mount}`);
   return found;
 }
@@ -74,7 +77,8 @@ async function processLeftovers(workdir: string, pids: number[]): Promise<string
 }
 
 /**
- * One line per leftover: bridges, veths not there before, mounts, iptables rules and KUBE- chains,
+ * One line per leftover: bridges, the control-plane host's veth and route, veths not there before,
+ * mounts (the control-plane host's namespace among them), iptables rules and KUBE- chains,
  * nft tables, sysctls, host paths, processes, the workdir.
  */
 export async function leftovers(

@@ -6,12 +6,23 @@ import { z } from 'zod';
 import { run } from '../../cluster/harness/tools.js';
 import { setSysctl } from './host.js';
 import { ownRule } from './iptables.js';
-import { CNI_NETWORK, NODE_BRIDGE, NODE_IP, POD_BRIDGE, POD_CIDR, SERVICE_CIDR } from './layout.js';
+import {
+  CNI_NETWORK,
+  CONTROL_PLANE_IP,
+  NODE_BRIDGE,
+  NODE_IP,
+  POD_BRIDGE,
+  POD_CIDR,
+  SERVICE_CIDR,
+} from './layout.js';
 import type { NodePaths } from './layout.js';
 
-/** The uplink fence: nothing from or to the pod and service ranges crosses the uplink interface. */
+/**
+ * The uplink fence: nothing from or to the pod and service ranges or the control-plane host crosses
+ * the uplink interface.
+ */
 const fenceRules = (uplink: string): string[][] =>
-  [POD_CIDR, SERVICE_CIDR].flatMap((cidr) => [
+  [POD_CIDR, SERVICE_CIDR, `${CONTROL_PLANE_IP}/32`].flatMap((cidr) => [
     ['-s', cidr, '-o', uplink, '-j', 'DROP'],
     ['-d', cidr, '-i', uplink, '-j', 'DROP'],
   ]);

@@ -7,19 +7,26 @@ import { clusterStateOf, kubectl, startCluster } from '../../cluster/harness/clu
 import type { ClusterState } from '../../cluster/harness/cluster.js';
 import { HarnessError, buildRealNodeTools } from '../../cluster/harness/tools.js';
 import type { RealNodeTools } from '../../cluster/harness/tools.js';
-import {
-  localPathObjects,
-  startCoreDns,
-  startForwarder,
-  startKubeRouter,
-  startLocalPathProvisioner,
-} from './addons.js';
+import { localPathObjects, startCoreDns, startKubeRouter, startLocalPathProvisioner } from './addons.js';
 import { importImage, startContainerd } from './containerd.js';
+import {
+  setUpControlPlaneHost,
+  startControlPlaneListener,
+  startLoopbackRelay,
+} from './control-plane-host.js';
 import { requireHost, takeBaseline } from './host.js';
 import { buildNodeImages } from './images.js';
 import { startKubeProxy, startKubelet } from './kubelet.js';
 import { writeKwokctlConfig } from './kwokctl-config.js';
-import { NODE_IP, NODE_NAME, POD_CIDR, RealNodeStateSchema, WORKDIR_PREFIX, nodePaths } from './layout.js';
+import {
+  CONTROL_PLANE_IP,
+  NODE_IP,
+  NODE_NAME,
+  POD_CIDR,
+  RealNodeStateSchema,
+  WORKDIR_PREFIX,
+  nodePaths,
+} from './layout.js';
 import type { NodePaths, RealNodeState } from './layout.js';
 import { acquireNodeLock, holdsNodeLock, releaseNodeLock } from './lock.js';
 import { setUpNetwork } from './network.js';
@@ -31,10 +38,12 @@ export interface RealNode extends RealNodeState {
   paths: NodePaths;
   nodeName: string;
   nodeIp: string;
+  /** The control-plane host (a network namespace): the kube-apiserver's endpoint and moto's. */
+  controlPlaneIp: string;
   podCidr: string;
   /** moto (S3/SQS) as the host reaches it: loopback. */
   motoHostUrl: string;
-  /** moto as pods reach it: the node address, forwarded to moto on loopback. */
+  /** moto as pods reach it: the control-plane host, forwarded to moto on loopback. */
   motoPodUrl: string;
   /** Milliseconds from the kubelet's start to the node's Ready condition. */
   nodeReadyMs: number;
@@ -89,10 +98,12 @@ async function startNodeComponents(
   tools: RealNodeTools,
 ): Promise<number> {
   const paths = nodePaths(state.workdir);
-  if (cluster.motoUrl !== undefined)
-    await track(state, 'forward-moto', startForwarder(paths, 'moto', portOf(cluster.motoUrl)));
-  const server = await apiserverUrl(cluster);
-  await track(state, 'forward-apiserver', startForwarder(paths, 'apiserver', portOf(server)));
+  const forwarded: [string, number][] = [['apiserver', portOf(await apiserverUrl(cluster))]];
+  if (cluster.motoUrl !== undefined) forwarded.push(['moto', portOf(cluster.motoUrl)]);
+  for (const [name, port] of forwarded) {
+    await track(state, `forward-${name}-loopback`, startLoopbackRelay(paths, name, port));
+    await track(state, `forward-${name}`, startControlPlaneListener(paths, name, port));
+  }
   const kubeletStarted = Date.now();
   await track(state, 'kubelet', startKubelet(paths, cluster, tools.KUBELET));
   await waitForNode(cluster);
@@ -138,6 +149,7 @@ export async function startRealNode(options: StartRealNodeOptions = {}): Promise
     const tools = await buildRealNodeTools(join(workdir, 'tools.env'));
     Object.assign(state, { kubeProxy: tools.KUBE_PROXY, kubeRouter: tools.KUBE_ROUTER });
     await setUpNetwork(paths, state.baseline.uplink);
+    await setUpControlPlaneHost(paths);
     const archives = await buildNodeImages(paths, tools.PAUSE);
     await track(state, 'containerd', startContainerd(paths));
     for (const archive of [...archives, ...(options.imageArchives ?? [])]) {
@@ -158,9 +170,10 @@ export async function startRealNode(options: StartRealNodeOptions = {}): Promise
       paths,
       nodeName: NODE_NAME,
       nodeIp: NODE_IP,
+      controlPlaneIp: CONTROL_PLANE_IP,
       podCidr: POD_CIDR,
       motoHostUrl: cluster.motoUrl ?? '',
-      motoPodUrl: `http://${NODE_IP}:${motoPort}`,
+      motoPodUrl: `http://${CONTROL_PLANE_IP}:${motoPort}`,
       nodeReadyMs,
       stop,
     };

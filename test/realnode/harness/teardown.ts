@@ -3,6 +3,7 @@ import { destroyCluster } from '../../cluster/harness/cluster.js';
 import { run } from '../../cluster/harness/tools.js';
 import { kubeRouterFlags } from './addons.js';
 import { cleanHostPaths, removeTree, unmountAll } from './cleanup.js';
+import { tearDownControlPlaneHost } from './control-plane-host.js';
 import { ipsetNames, nftTables, restoreSysctls } from './host.js';
 import { removeAddedRules } from './iptables.js';
 import { nodePaths } from './layout.js';
@@ -67,6 +68,7 @@ export async function destroyRealNode(
   await unmountAll([state.workdir]);
   await cleanHostPaths(state.baseline);
   await tearDownNetwork(state.baseline.uplink);
+  await tearDownControlPlaneHost(nodePaths(state.workdir));
   await removeFirewallState(state);
   await restoreSysctls(state.baseline);
   if (state.cluster !== undefined) await destroyCluster(state.cluster);
