@@ -83,7 +83,10 @@ export class ReadModel {
   private readonly workspaceListeners = new ChangeListeners();
   private readonly contextLakeListeners = new ChangeListeners();
 
-  constructor(store: ResourceStore, options: { controlNamespace: string; logger: Logger }) {
+  constructor(
+    private readonly store: ResourceStore,
+    options: { controlNamespace: string; logger: Logger },
+  ) {
     const logger = options.logger;
     this.apiKeys = new Informer(store, SecretType, {
       logger,
@@ -151,6 +154,23 @@ export class ReadModel {
   observeTask(task: Task, deleted = false): void {
     this.tasks.observe(task, deleted);
     this.taskChanged(task.metadata.namespace, task.metadata.name);
+  }
+
+  /**
+   * The task as cached or, on a miss, as stored. Another API replica may have created it a moment
+   * ago, before this replica's watch delivered it: a client that creates a task and opens its
+   * stream at once lands on any replica. A miss costs one GET; its answer is not cached (the watch
+   * stays the one writer of the cache, so a deletion it already applied is never undone).
+   */
+  async taskReadThrough(namespace: string, name: string): Promise<Task | undefined> {
+    return this.tasks.get(namespace, name) ?? (await this.store.get(TaskType, namespace, name));
+  }
+
+  /** The agent computer as cached or, on a miss, as stored (see taskReadThrough). */
+  async agentComputerReadThrough(namespace: string, name: string): Promise<AgentComputer | undefined> {
+    return (
+      this.agentComputers.get(namespace, name) ?? (await this.store.get(AgentComputerType, namespace, name))
+    );
   }
 
   /** The task a share id belongs to, as cached; the caller checks visibility and deletion. */

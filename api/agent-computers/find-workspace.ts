@@ -8,13 +8,14 @@ import type { ReadModel } from '../read-model.js';
  * `what` names it in the 404 as the route's clients know it. Any name is looked up: one made with
  * kubectl is not a UUID (api/ids.ts).
  */
-export function findWorkspace(
+export async function findWorkspace(
   readModel: ReadModel,
   namespace: string,
   id: string,
   what = 'Workspace',
-): AgentComputer {
-  const workspace = readModel.agentComputers.get(namespace, id);
+): Promise<AgentComputer> {
+  // Read through on a miss: another API replica may have created it a moment ago.
+  const workspace = await readModel.agentComputerReadThrough(namespace, id);
   if (workspace === undefined || workspace.metadata.deletionTimestamp !== undefined)
     throw ApiError.notFound(what);
   return workspace;

@@ -33,7 +33,7 @@ export interface AgentComputerRoutesDeps {
 }
 
 export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinition[] {
-  const findAgentComputer = (namespace: string, id: string): AgentComputer =>
+  const findAgentComputer = (namespace: string, id: string): Promise<AgentComputer> =>
     findWorkspace(deps.readModel, namespace, id, 'Agent computer');
 
   /** POST /:id/stop and /:id/start: set the intent; the operator converges (202). */
@@ -58,7 +58,7 @@ export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinit
         },
       },
       handler: async ({ params, principal }) => {
-        const ac = findAgentComputer(principal.namespace, params.id);
+        const ac = await findAgentComputer(principal.namespace, params.id);
         const updated = await updateWithRetry(
           deps.store,
           AgentComputerType,
@@ -139,9 +139,9 @@ export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinit
       scope: 'agent-computers:read',
       params: IdParamsSchema,
       responses: { 200: { description: 'The agent computer', schema: AgentComputerRecordSchema } },
-      handler: ({ params, principal }) => ({
+      handler: async ({ params, principal }) => ({
         status: 200,
-        body: presentAgentComputer(findAgentComputer(principal.namespace, params.id), deps.publicUrl),
+        body: presentAgentComputer(await findAgentComputer(principal.namespace, params.id), deps.publicUrl),
       }),
     }),
     defineRoute({
@@ -155,7 +155,7 @@ export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinit
       body: PatchAgentComputerBodySchema,
       responses: { 200: { description: 'The agent computer as changed', schema: AgentComputerRecordSchema } },
       handler: async ({ params, body, principal }) => {
-        const ac = findAgentComputer(principal.namespace, params.id);
+        const ac = await findAgentComputer(principal.namespace, params.id);
         const updated = await configureAgentComputer(deps.store, ac, body);
         deps.readModel.agentComputers.observe(updated);
         return { status: 200, body: presentAgentComputer(updated, deps.publicUrl) };
@@ -171,7 +171,7 @@ export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinit
       params: IdParamsSchema,
       responses: { 204: { description: 'Deleted (the workload is removed in the background)' } },
       handler: async ({ params, principal }) => {
-        const ac = findAgentComputer(principal.namespace, params.id);
+        const ac = await findAgentComputer(principal.namespace, params.id);
         const left = await deps.store
           .delete(AgentComputerType, principal.namespace, ac.metadata.name, { uid: ac.metadata.uid })
           .catch((err: unknown) => {

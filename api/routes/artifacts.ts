@@ -94,8 +94,8 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
   const limits: ArtifactLimits = { ...DEFAULT_ARTIFACT_LIMITS, ...deps.limits };
   const { objectStore, readModel } = deps;
   /** The caller's workspace's artifact prefix; 404 for another org's, a deleted or an unknown workspace. */
-  const prefixOf = (namespace: string, id: string): string =>
-    artifactPrefix(namespace, findWorkspace(readModel, namespace, id).metadata.name);
+  const prefixOf = async (namespace: string, id: string): Promise<string> =>
+    artifactPrefix(namespace, (await findWorkspace(readModel, namespace, id)).metadata.name);
 
   return [
     defineRoute({
@@ -111,7 +111,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
         200: { description: 'A page of artifacts', schema: listEnvelopeSchema(ArtifactRecordSchema) },
       },
       handler: async ({ params, query, principal }) => {
-        const prefix = prefixOf(principal.namespace, params.id);
+        const prefix = await prefixOf(principal.namespace, params.id);
         const records = (await storage(listAllObjects(objectStore, prefix)))
           .map((info) => presentArtifact(prefix, info))
           .sort(newestArtifactFirst);
@@ -133,7 +133,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
         416: { description: 'The range lies outside the artifact' },
       },
       handler: async ({ params, principal, req, res }) => {
-        const prefix = prefixOf(principal.namespace, params.id);
+        const prefix = await prefixOf(principal.namespace, params.id);
         await storage(
           sendObject(req, res, {
             objectStore,
@@ -163,7 +163,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
         },
       },
       handler: async ({ params, principal, req, res }) => {
-        const prefix = prefixOf(principal.namespace, params.id);
+        const prefix = await prefixOf(principal.namespace, params.id);
         const stored = await receiveArtifacts(req, res, {
           objectStore,
           prefix,
@@ -185,7 +185,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
         201: { description: 'Upload URLs issued', schema: z.object({ data: z.array(UploadUrlSchema) }) },
       },
       handler: async ({ params, body, principal }) => {
-        const prefix = prefixOf(principal.namespace, params.id);
+        const prefix = await prefixOf(principal.namespace, params.id);
         const tooBig = body.files.find((file) => (file.size ?? 0) > limits.signedUploadBytes);
         if (tooBig !== undefined)
           throw new ApiError(
@@ -223,7 +223,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
       params: ArtifactParamsSchema,
       responses: { 204: { description: 'Deleted' } },
       handler: async ({ params, principal }) => {
-        const prefix = prefixOf(principal.namespace, params.id);
+        const prefix = await prefixOf(principal.namespace, params.id);
         if (!(await storage(objectStore.delete(`${prefix}${params.filename}`))))
           throw ApiError.notFound('Artifact');
         return { status: 204 };
@@ -241,7 +241,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
         200: { description: 'How many were deleted', schema: z.object({ deleted: z.number().int() }) },
       },
       handler: async ({ params, principal }) => {
-        const prefix = prefixOf(principal.namespace, params.id);
+        const prefix = await prefixOf(principal.namespace, params.id);
         return { status: 200, body: { deleted: await storage(objectStore.deletePrefix(prefix)) } };
       },
     }),

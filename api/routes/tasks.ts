@@ -48,7 +48,7 @@ async function updateTask(
   id: string,
   mutate: (current: Task) => Task | undefined,
 ): Promise<Task> {
-  const task = findTask(deps.readModel, principal, id);
+  const task = await findTask(deps.readModel, principal, id);
   const updated = await updateWithRetry(
     deps.store,
     TaskType,
@@ -121,10 +121,10 @@ const getTaskRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     scope: 'tasks:read',
     params: TaskIdParamsSchema,
     responses: { 200: { description: 'The task', schema: ApiTaskRecordSchema } },
-    handler: ({ params, principal }) => ({
+    handler: async ({ params, principal }) => ({
       status: 200,
       body: presentApiTask(
-        findTask(deps.readModel, principal, params.id),
+        await findTask(deps.readModel, principal, params.id),
         taskPresentation(deps),
         deps.readModel,
       ),
@@ -143,7 +143,7 @@ const addPromptRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     body: AddPromptBodySchema,
     responses: { 201: { description: 'Queued', schema: CreatedPromptSchema } },
     handler: async ({ params, body, principal }) => {
-      const task = findTask(deps.readModel, principal, params.id);
+      const task = await findTask(deps.readModel, principal, params.id);
       checkExecutor(deps.executors, principal.organization, body.executor ?? task.spec.executor, body.model);
       // A finished task that gets a prompt runs again, so it needs a slot like a new one.
       if (clientTaskStatus(task) !== 'running') assertTaskSlot(deps.readModel, principal, task.metadata.name);

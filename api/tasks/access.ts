@@ -45,9 +45,9 @@ export const visibleTo = (task: Task, principal: Pick<Principal, 'namespace' | '
 
 export const taskNotFound = (): ApiError => ApiError.notFound('Task');
 
-/** The task as cached, or 404 for anything the caller may not see. */
-export function findTask(readModel: ReadModel, principal: Principal, id: string): Task {
-  const task = readModel.tasks.get(principal.namespace, id);
+/** The task (cached, or just created by another replica), or 404 for anything the caller may not see. */
+export async function findTask(readModel: ReadModel, principal: Principal, id: string): Promise<Task> {
+  const task = await readModel.taskReadThrough(principal.namespace, id);
   if (task === undefined || !visibleTo(task, principal)) throw taskNotFound();
   return task;
 }

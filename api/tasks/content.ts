@@ -130,7 +130,7 @@ export const taskContentRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     query: ContentQuerySchema,
     responses: { 200: { description: 'The conversation', schema: TaskContentSchema } },
     handler: async ({ params, query, principal, req }) => {
-      const task = findTask(deps.readModel, principal, params.id);
+      const task = await findTask(deps.readModel, principal, params.id);
       const record = presentTask(task, taskPresentation(deps));
       const prompts = record.prompts.map((prompt, index) => contentPrompt(task, prompt, index));
       const withEvents = query.include

@@ -123,7 +123,7 @@ export async function createTask(
   const workspace =
     body.workspaceId === undefined
       ? await createEphemeralWorkspace(deps, principal, title)
-      : findWorkspace(deps.readModel, principal.namespace, body.workspaceId);
+      : await findWorkspace(deps.readModel, principal.namespace, body.workspaceId);
   const made = body.workspaceId === undefined ? workspace : undefined;
   const task = taskObject(principal, body, {
     executor,

@@ -55,7 +55,7 @@ export const taskEventsRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     query: TaskEventsQuerySchema,
     responses: { 200: { description: 'text/event-stream of `event` frames, then one `done`' } },
     handler: async ({ params, query, principal, req, res }) => {
-      const task = findTask(deps.readModel, principal, params.id);
+      const task = await findTask(deps.readModel, principal, params.id);
       if (query.promptId !== undefined && !task.spec.prompts.some((prompt) => prompt.id === query.promptId))
         throw ApiError.notFound('Prompt');
       const resumeAt = lastEventIdOf(req);
@@ -101,7 +101,7 @@ export const promptEventsRoute = (deps: TaskRoutesDeps): RouteDefinition =>
       503: { description: 'The workspace is not running and the prompt is not archived' },
     },
     handler: async ({ params, principal, req }) => {
-      const task = findTask(deps.readModel, principal, params.id);
+      const task = await findTask(deps.readModel, principal, params.id);
       if (!task.spec.prompts.some((prompt) => prompt.id === params.promptId))
         throw ApiError.notFound('Prompt');
       const store = deps.objectStore;
