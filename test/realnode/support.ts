@@ -150,16 +150,19 @@ export async function createTask(body: Record<string, unknown>): Promise<z.infer
 }
 
 /** The whole stream of a task's latest prompt (or of `promptId`) until `done`. */
-export function streamTask(
+export async function streamTask(
   taskId: string,
   options: { promptId?: string; timeoutMs?: number } = {},
 ): Promise<StreamRead> {
   const d = deployment();
   const query = options.promptId === undefined ? '' : `?promptId=${options.promptId}`;
-  return readTaskStream(`${d.apiUrl}/v1/tasks/${taskId}/events${query}`, {
+  const stream = await readTaskStream(`${d.apiUrl}/v1/tasks/${taskId}/events${query}`, {
     key: d.apiKey,
     timeoutMs: options.timeoutMs ?? 180_000,
   });
+  // A refused stream is a failure of its own, not an empty one.
+  if (stream.status !== 200) throw new Error(`GET /v1/tasks/${taskId}/events answered ${stream.status}`);
+  return stream;
 }
 
 /** Text the events of a stream carried, joined by newlines (the shell executor: one event a line). */
