@@ -172,13 +172,8 @@ async function measure(state: State): Promise<void> {
   ];
   const sizes = await Promise.all(
     (['controlPlane', 'runner', 'lake'] as const).map(async (name) => {
-      const { stdout } = await execFile('buildah', [
-        'inspect',
-        '--format',
-        '{{.Docker.Size}}',
-        state.images[name],
-      ]).catch(() => ({ stdout: '' }));
-      return `${name} ${state.images[name]}: ${stdout.trim() === '' ? '?' : (Number(stdout) / 1e6).toFixed(0)} MB`;
+      const { stdout } = await execFile('buildah', ['images', '--format', '{{.Size}}', state.images[name]]);
+      return `${name} ${state.images[name]}: ${stdout.trim()}`;
     }),
   );
   console.log(
