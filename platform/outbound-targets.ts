@@ -39,6 +39,24 @@ export type HostLookup = (hostname: string) => Promise<readonly ResolvedAddress[
 export interface ResolveOptions {
   /** Default: `dns.lookup(hostname, { all: true })` (the system resolver, /etc/hosts included). */
   lookup?: HostLookup;
+  /** How long a lookup may take before the host counts as unresolvable. Default 10 s. */
+  lookupTimeoutMs?: number;
+}
+
+/** The system resolver retries for a long time on an unreachable DNS server; a caller waits this long. */
+export const DEFAULT_LOOKUP_TIMEOUT_MS = 10_000;
+
+/** The lookup's answer, or a rejection once `ms` have passed (the lookup itself cannot be cancelled). */
+function withinTime<T>(lookup: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: 'timed out' }));
+    }, ms);
+  });
+  return Promise.race([lookup, expired]).finally(() => {
+    clearTimeout(timer);
+  });
 }
 
 /** What is reaching out, in messages: `webhook target 10.0.0.5 is ...; webhooks may reach ...`. */
@@ -129,11 +147,12 @@ async function addressesOf(
   host: string,
   lookup: HostLookup,
   subject: TargetSubject,
+  timeoutMs: number,
 ): Promise<readonly ResolvedAddress[]> {
   if (isIP(host) !== 0) return [{ address: host, family: isIP(host) === 6 ? 6 : 4 }];
   let found: readonly ResolvedAddress[];
   try {
-    found = await lookup(host);
+    found = await withinTime(lookup(host), timeoutMs);
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     const why = typeof code === 'string' ? code : 'lookup failed';
@@ -166,7 +185,12 @@ export async function resolveTargetHost(
   if (!policy.allowPrivate && isLocalhostName(host)) {
     throw new TargetRefusedError(refusedMessage(subject, host, host, 'a loopback name'));
   }
-  const found = await addressesOf(host, options.lookup ?? systemLookup, subject);
+  const found = await addressesOf(
+    host,
+    options.lookup ?? systemLookup,
+    subject,
+    options.lookupTimeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS,
+  );
   const classified = found.map(({ address }) => classifyAddress(address));
   if (!policy.allowPrivate) {
     const refused = classified.find((entry) => entry.refusal !== undefined);

@@ -168,6 +168,16 @@ describe('resolveWebhookTarget: host names', () => {
     expect(err).toBeInstanceOf(TargetUnresolvableError);
     expect(err.message).toContain('nowhere.example does not resolve (ENOTFOUND)');
   });
+
+  it('gives up on a lookup that never answers, as unresolvable, within its bound', async () => {
+    const silent: HostLookup = () => new Promise(() => undefined);
+    const attempt = resolveWebhookTarget('https://slow.example/', PUBLIC, {
+      lookup: silent,
+      lookupTimeoutMs: 50,
+    });
+    await expect(attempt).rejects.toBeInstanceOf(TargetUnresolvableError);
+    await expect(attempt).rejects.toThrow('slow.example does not resolve (timed out)');
+  });
 });
 
 describe('resolveWebhookTarget: schemes', () => {
