@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { readTaskStream } from '../support/sse.js';
+import { until } from '../support/until.js';
 import type { StreamRead } from '../support/sse.js';
 import { kubectlFlags } from '../cluster/harness/cluster.js';
 import { run } from '../cluster/harness/tools.js';
@@ -84,19 +85,18 @@ export async function eventually<T>(
   check: () => Promise<T | undefined>,
   timeoutMs = 120_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  // A check may throw while the cluster converges (a Pod not yet there): retried, the last error kept.
   let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (err) {
+  const tolerant = (): Promise<T | undefined> =>
+    check().catch((err: unknown) => {
       last = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`${what}: not within ${timeoutMs} ms`, last === undefined ? {} : { cause: last });
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
+      return undefined;
+    });
+  try {
+    return await until(what, tolerant, timeoutMs, 500);
+  } catch (err) {
+    const lastError = last instanceof Error ? `; last error: ${last.message}` : '';
+    throw new Error(`${what}: not within ${timeoutMs} ms${lastError}`, { cause: err });
   }
 }
 
