@@ -21,22 +21,22 @@ import { openApiDocument } from './openapi.js';
 import type { ReadModel } from './read-model.js';
 import { mountRoutes } from './route.js';
 import type { RouteDefinition } from './route.js';
-import { artifactPaths, isArtifactUpload } from './artifacts/artifact-paths.js';
-import { adminOrganizationRoutes } from './routes/admin-organizations.js';
-import { agentComputerRoutes } from './routes/agent-computers.js';
+import { artifactPaths, isArtifactUpload } from './agent-computer/artifacts/paths.js';
+import { adminOrganizationRoutes } from './organization/routes.js';
+import { agentComputerRoutes } from './agent-computer/routes.js';
 import {
   DEFAULT_LAKE_CONNECTORS,
   LAKE_PREFIX,
   contextLakeRoutes,
   requireProPlan,
-} from './routes/context-lake.js';
-import { artifactRoutes } from './routes/artifacts.js';
-import type { ArtifactLimits } from './routes/artifacts.js';
-import { MAX_UPLOAD_BYTES, fileRoutes } from './routes/files.js';
-import { taskRoutes } from './routes/tasks.js';
-import { webhookRoutes } from './routes/webhooks.js';
-import { shareLink, withShareLinkPath } from './tasks/share.js';
-import { SigningKeysCache } from './webhooks/signing-keys-cache.js';
+} from './context-lake/routes.js';
+import { artifactRoutes } from './agent-computer/artifacts/routes.js';
+import type { ArtifactLimits } from './agent-computer/artifacts/routes.js';
+import { MAX_UPLOAD_BYTES, fileRoutes } from './task/file-routes.js';
+import { taskRoutes } from './task/routes.js';
+import { webhookRoutes } from './webhook/routes.js';
+import { shareLink, withShareLinkPath } from './task/share.js';
+import { SigningKeysCache } from './webhook/signing-keys-cache.js';
 
 export interface ApiAppOptions {
   store: ResourceStore;

@@ -21,7 +21,7 @@ import type { ResourceStore } from '../platform/store/types.js';
 import { API_KEY_COMPONENT, API_KEY_LABELS } from './auth/api-keys.js';
 import { IndexedInformer, bucketKey } from './list-index.js';
 import type { Placement } from './list-index.js';
-import { taskPlacement } from './tasks/task-index.js';
+import { taskPlacement } from './task/list-index.js';
 
 const keyOf = (namespace: string | undefined, name: string): string => `${namespace ?? ''}/${name}`;
 const objectKey = (object: KubeObject): string => keyOf(object.metadata.namespace, object.metadata.name);
@@ -72,7 +72,7 @@ export class ReadModel {
   readonly organizations: Informer<Organization>;
   /** Indexed per organization, newest first (list pages without a sort). */
   readonly agentComputers: IndexedInformer<AgentComputer>;
-  /** Indexed per organization, audience and filter, newest first (api/tasks/task-index.ts). */
+  /** Indexed per organization, audience and filter, newest first (api/task/list-index.ts). */
   readonly tasks: IndexedInformer<Task>;
   readonly webhooks: IndexedInformer<Webhook>;
   readonly contextLakes: Informer<ContextLake>;

@@ -29,7 +29,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { RequestContext, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { z } from 'zod';
-import { agentComputerStatus } from '../api/presenters/agent-computer.js';
+import { agentComputerStatus } from '../api/agent-computer/present.js';
 import {
   AgentComputerSpecSchema,
   AgentComputerType,

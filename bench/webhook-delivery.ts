@@ -62,9 +62,9 @@ import type {
 } from '../crds/index.js';
 import type { KubeObject, ResourceType } from '../crds/resource.js';
 import { ControllerManager } from '../operator/controller/index.js';
-import { transitionEvents, outboxEntriesFor } from '../operator/tasks/webhook-events.js';
-import { deliveryBody } from '../operator/webhooks/delivery-body.js';
-import { addWebhookDeliveryController } from '../operator/webhooks/index.js';
+import { transitionEvents, outboxEntriesFor } from '../operator/task/webhook-events.js';
+import { deliveryBody } from '../operator/webhook/delivery-body.js';
+import { addWebhookDeliveryController } from '../operator/webhook/index.js';
 import { InstallationKey } from '../platform/installation-key.js';
 import { createLogger } from '../platform/log.js';
 import { EmbeddedStore } from '../platform/store/embedded.js';
@@ -109,7 +109,7 @@ const CONTROL = 'agentry-system';
 const ORG = 'bench';
 const NS = `agentry-org-${ORG}`;
 const PUBLIC_URL = 'https://agentry.example';
-/** The controller's defaults (operator/webhooks/index.ts), which the floor copies. */
+/** The controller's defaults (operator/webhook/index.ts), which the floor copies. */
 const PER_WEBHOOK_CONCURRENCY = 4;
 const DELIVERY_WORKERS = 8;
 /** One floor POST, as the controller's attempt timeout. */

@@ -1,17 +1,17 @@
 export * from './meta.js';
 export * from './resource.js';
 export * from './core.js';
-export * from './organization.js';
-export * from './agent-computer.js';
-export * from './task.js';
-export * from './webhook.js';
-export * from './context-lake.js';
+export * from './organization/types.js';
+export * from './agent-computer/types.js';
+export * from './task/types.js';
+export * from './webhook/types.js';
+export * from './context-lake/types.js';
 
-import { AgentComputerType } from './agent-computer.js';
-import { ContextLakeType } from './context-lake.js';
-import { OrganizationType } from './organization.js';
-import { TaskType } from './task.js';
-import { WebhookType } from './webhook.js';
+import { AgentComputerType } from './agent-computer/types.js';
+import { ContextLakeType } from './context-lake/types.js';
+import { OrganizationType } from './organization/types.js';
+import { TaskType } from './task/types.js';
+import { WebhookType } from './webhook/types.js';
 
 /** Every Agentry custom resource kind, in the order the CRD files are written. */
 export const AGENTRY_RESOURCE_TYPES = [
@@ -21,4 +21,4 @@ export const AGENTRY_RESOURCE_TYPES = [
   ContextLakeType,
   WebhookType,
 ] as const;
-export * from './task-status.js';
+export * from './task/status.js';

@@ -1,4 +1,4 @@
-import type { Dataset, Spicepod, View } from '../crds/context-lake.js';
+import type { Dataset, Spicepod, View } from '../crds/context-lake/types.js';
 import { parseDatasetSource } from '../platform/lake-config/dataset-source.js';
 import type { Connector, DatasetSource } from '../platform/lake-config/dataset-source.js';
 import type { LakeDatasetState, LakeStatus } from '../platform/lake-protocol.js';

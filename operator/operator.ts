@@ -18,14 +18,14 @@ import type { ObjectStore } from '../platform/objectstore/types.js';
 import type { ResourceStore } from '../platform/store/types.js';
 import { ControllerManager } from './controller/index.js';
 import type { Controller } from './controller/index.js';
-import { TaskReconciler } from './reconcilers/task.js';
-import { TaskEventFollowers } from './tasks/event-followers.js';
-import { TaskMetrics } from './tasks/task-metrics.js';
+import { TaskReconciler } from './task/reconciler.js';
+import { TaskEventFollowers } from './task/event-followers.js';
+import { TaskMetrics } from './task/metrics.js';
 import type { LeaderElectionConfig, ManagerExit } from './controller/index.js';
 import type { ResourceType } from '../crds/index.js';
-import { AgentComputerReconciler } from './reconcilers/agent-computer.js';
-import { ContextLakeReconciler } from './reconcilers/context-lake.js';
-import { OrganizationReconciler } from './reconcilers/organization.js';
+import { AgentComputerReconciler } from './agent-computer/reconciler.js';
+import { ContextLakeReconciler } from './context-lake/reconciler.js';
+import { OrganizationReconciler } from './organization/reconciler.js';
 import {
   NetworkPolicyType,
   PersistentVolumeClaimType,
@@ -34,9 +34,9 @@ import {
   VirtualMachineType,
 } from './runtimes/kube-types.js';
 import type { WorkloadRuntime } from './runtimes/types.js';
-import { addWebhookDeliveryController } from './webhooks/index.js';
-import { addLakeNotificationsController } from './notifications/index.js';
-import { addUploadedFileExpiryController } from './storage/uploaded-file-expiry.js';
+import { addWebhookDeliveryController } from './webhook/index.js';
+import { addLakeNotificationsController } from './context-lake/notifications/index.js';
+import { addUploadedFileExpiryController } from './task/uploaded-file-expiry.js';
 import type { SkillCatalog } from '../platform/skill-catalog.js';
 import type { SqsNotificationQueues } from '../platform/lake-notifications/queues.js';
 

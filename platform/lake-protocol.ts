@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SpicepodSchema } from '../crds/context-lake.js';
+import { SpicepodSchema } from '../crds/context-lake/types.js';
 
 /**
  * The lake server's HTTP API (DESIGN.md §5): the operator pushes configuration and asks for

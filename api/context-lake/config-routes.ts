@@ -1,4 +1,4 @@
-import type { Spicepod } from '../../crds/context-lake.js';
+import type { Spicepod } from '../../crds/context-lake/types.js';
 import type { Principal } from '../auth/principal.js';
 import { defineRoute } from '../route.js';
 import type { RouteDefinition } from '../route.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { CONTEXT_LAKE_SECRET_NAME, ContextLakeType } from '../../crds/context-lake.js';
-import type { ContextLake, Dataset, Spicepod } from '../../crds/context-lake.js';
+import { CONTEXT_LAKE_SECRET_NAME, ContextLakeType } from '../../crds/context-lake/types.js';
+import type { ContextLake, Dataset, Spicepod } from '../../crds/context-lake/types.js';
 import { SecretType, apiVersionOf, secretData } from '../../crds/index.js';
 import type { Secret } from '../../crds/index.js';
 import {

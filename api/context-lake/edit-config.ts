@@ -1,4 +1,4 @@
-import type { Dataset, Spicepod, View } from '../../crds/context-lake.js';
+import type { Dataset, Spicepod, View } from '../../crds/context-lake/types.js';
 import { ApiError } from '../errors.js';
 import type { ErrorDetail } from '../errors.js';
 import type { DatasetBody, DatasetUpdate, PatchConfigBody, ViewBody } from './schemas.js';

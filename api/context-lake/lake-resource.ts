@@ -1,7 +1,7 @@
 import { HIBERNATED_BY_ANNOTATION, apiVersionOf } from '../../crds/index.js';
 import type { OperatingMode } from '../../crds/index.js';
-import { CONTEXT_LAKE_NAME, ContextLakeSpecSchema, ContextLakeType } from '../../crds/context-lake.js';
-import type { ContextLake, ContextLakeSpec, Spicepod } from '../../crds/context-lake.js';
+import { CONTEXT_LAKE_NAME, ContextLakeSpecSchema, ContextLakeType } from '../../crds/context-lake/types.js';
+import type { ContextLake, ContextLakeSpec, Spicepod } from '../../crds/context-lake/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { ReadModel } from '../read-model.js';

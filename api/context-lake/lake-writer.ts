@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { CONTEXT_LAKE_NAME, ContextLakeType } from '../../crds/context-lake.js';
-import type { ContextLake, Dataset, Spicepod } from '../../crds/context-lake.js';
+import { CONTEXT_LAKE_NAME, ContextLakeType } from '../../crds/context-lake/types.js';
+import type { ContextLake, Dataset, Spicepod } from '../../crds/context-lake/types.js';
 import type { Connector } from '../../platform/lake-config/dataset-source.js';
 import { NotificationsUnavailableError } from '../../platform/lake-notifications/types.js';
 import type { NotificationQueues, NotificationSetup } from '../../platform/lake-notifications/types.js';

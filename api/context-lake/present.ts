@@ -1,6 +1,12 @@
 import { stringify } from 'yaml';
-import { ContextLakeConditions } from '../../crds/context-lake.js';
-import type { ContextLake, Dataset, DatasetStatus, Spicepod, VmStatus } from '../../crds/context-lake.js';
+import { ContextLakeConditions } from '../../crds/context-lake/types.js';
+import type {
+  ContextLake,
+  Dataset,
+  DatasetStatus,
+  Spicepod,
+  VmStatus,
+} from '../../crds/context-lake/types.js';
 import { connectorOf } from '../../platform/lake-config/dataset-source.js';
 
 /** GET /config: the spicepod as YAML (keys in the spicepod's order) and as an object. */

@@ -7,7 +7,7 @@ import {
   ViewSchema,
   VmStatusSchema,
   lakeObjectName,
-} from '../../crds/context-lake.js';
+} from '../../crds/context-lake/types.js';
 
 /**
  * Request and response bodies of the context-lake API (SPEC.md §4.5, CONTRACT.md §7). Requests are

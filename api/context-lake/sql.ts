@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
-import { CONTEXT_LAKE_NAME } from '../../crds/context-lake.js';
+import { CONTEXT_LAKE_NAME } from '../../crds/context-lake/types.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import { settleWithin } from '../../platform/deadline.js';
 import { LakeClient, LakeRequestError } from '../../platform/lake-client.js';

@@ -1,4 +1,4 @@
-import type { Dataset } from '../../crds/context-lake.js';
+import type { Dataset } from '../../crds/context-lake/types.js';
 import { parseDuration } from '../duration.js';
 
 /**

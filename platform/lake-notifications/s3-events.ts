@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Dataset } from '../../crds/context-lake.js';
+import type { Dataset } from '../../crds/context-lake/types.js';
 import { parseDatasetSource } from '../lake-config/dataset-source.js';
 import type { Connector } from '../lake-config/dataset-source.js';
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { apiKeyId, revokeApiKey } from '../../api/auth/api-keys.js';
-import { AgentComputerRecordSchema } from '../../api/presenters/agent-computer.js';
+import { AgentComputerRecordSchema } from '../../api/agent-computer/present.js';
 import { AgentComputerType } from '../../crds/index.js';
 import { CONTROL_NAMESPACE, call, eventually, startTestApi } from '../support/api-server.js';
 import type { TestApi } from '../support/api-server.js';

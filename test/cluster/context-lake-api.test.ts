@@ -5,7 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { GetQueueUrlCommand } from '@aws-sdk/client-sqs';
-import { CONTEXT_LAKE_NAME, CONTEXT_LAKE_SECRET_NAME, ContextLakeType } from '../../crds/context-lake.js';
+import {
+  CONTEXT_LAKE_NAME,
+  CONTEXT_LAKE_SECRET_NAME,
+  ContextLakeType,
+} from '../../crds/context-lake/types.js';
 import { SecretType, secretValue } from '../../crds/index.js';
 import { SqsNotificationQueues } from '../../platform/lake-notifications/queues.js';
 import { call, startTestApi } from '../support/api-server.js';

@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { z } from 'zod';
-import { CONTEXT_LAKE_NAME, ContextLakeType } from '../../crds/context-lake.js';
+import { CONTEXT_LAKE_NAME, ContextLakeType } from '../../crds/context-lake/types.js';
 import { bucketNotificationConfiguration } from '../../platform/lake-notifications/instructions.js';
 import { SqsNotificationQueues } from '../../platform/lake-notifications/queues.js';
 import { call } from '../support/api-server.js';

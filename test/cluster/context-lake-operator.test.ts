@@ -18,7 +18,7 @@ import {
 import type { ContextLake, ContextLakeSpec, Runtime } from '../../crds/index.js';
 import { startOperator } from '../../operator/operator.js';
 import type { RunningOperator } from '../../operator/operator.js';
-import { LAKE_WORKLOAD_FINALIZER } from '../../operator/reconcilers/context-lake.js';
+import { LAKE_WORKLOAD_FINALIZER } from '../../operator/context-lake/reconciler.js';
 import {
   NetworkPolicyType,
   PersistentVolumeClaimType,

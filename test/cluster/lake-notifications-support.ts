@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { Registry } from 'prom-client';
-import { CONTEXT_LAKE_NAME, ContextLakeType } from '../../crds/context-lake.js';
+import { CONTEXT_LAKE_NAME, ContextLakeType } from '../../crds/context-lake/types.js';
 import type {
   ContextLake,
   ContextLakeStatus,

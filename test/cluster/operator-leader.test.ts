@@ -2,7 +2,7 @@
 // campaigning on one coordination.k8s.io Lease: only the leader reconciles, and when it crashes
 // (its lease not released) the other takes over once the lease expires.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { agentComputerStatus } from '../../api/presenters/agent-computer.js';
+import { agentComputerStatus } from '../../api/agent-computer/present.js';
 import { AgentComputerType } from '../../crds/index.js';
 import { PodType } from '../../operator/runtimes/kube-types.js';
 import {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { SecretType, secretValue } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
-import { WORKLOAD_FINALIZER } from '../../operator/reconcilers/agent-computer.js';
+import { WORKLOAD_FINALIZER } from '../../operator/agent-computer/reconciler.js';
 import {
   NetworkPolicyType,
   PersistentVolumeClaimType,

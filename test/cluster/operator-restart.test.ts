@@ -2,7 +2,7 @@
 // the work is level-based, so the new operator finishes what the first began, making no workload
 // twice.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { agentComputerStatus } from '../../api/presenters/agent-computer.js';
+import { agentComputerStatus } from '../../api/agent-computer/present.js';
 import { AgentComputerType } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
 import { PersistentVolumeClaimType, PodType } from '../../operator/runtimes/kube-types.js';

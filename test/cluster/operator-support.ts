@@ -8,8 +8,8 @@ import { InstallationKey } from '../../platform/installation-key.js';
 import { expect } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
-import { AgentComputerRecordSchema } from '../../api/presenters/agent-computer.js';
-import type { AgentComputerRecord } from '../../api/presenters/agent-computer.js';
+import { AgentComputerRecordSchema } from '../../api/agent-computer/present.js';
+import type { AgentComputerRecord } from '../../api/agent-computer/present.js';
 import {
   AgentComputerSpecSchema,
   AgentComputerType,

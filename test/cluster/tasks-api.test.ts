@@ -4,7 +4,7 @@
 // never answers (the embedded integration tests run real runners instead).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { TaskRecordSchema } from '../../api/presenters/task.js';
+import { TaskRecordSchema } from '../../api/task/present.js';
 import { AgentComputerType, TaskType } from '../../crds/index.js';
 import { call, eventually, startTestApi } from '../support/api-server.js';
 import type { TestApi } from '../support/api-server.js';

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
-import type { ArtifactLimits } from '../../api/routes/artifacts.js';
+import type { ArtifactLimits } from '../../api/agent-computer/artifacts/routes.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import { call } from '../support/api-server.js';
 import type { TestApi } from '../support/api-server.js';

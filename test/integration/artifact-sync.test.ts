@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AgentComputerType, TaskType } from '../../crds/index.js';
-import { syncArtifacts } from '../../operator/artifacts/artifact-sync.js';
+import { syncArtifacts } from '../../operator/task/artifacts/sync.js';
 import { workspacePaths } from '../../operator/runtimes/process/workspace.js';
 import { createLogger } from '../../platform/log.js';
 import { artifactKey } from '../../platform/objectstore/keys.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentComputerType, TaskType } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
-import { archivePromptEvents } from '../../operator/artifacts/event-archive.js';
+import { archivePromptEvents } from '../../operator/task/artifacts/event-archive.js';
 import { artifactPrefix, promptEventsKey } from '../../platform/objectstore/keys.js';
 import { RunnerClient } from '../../platform/runner-client.js';
 import type { TaskEvent } from '../../platform/runner-protocol.js';

@@ -13,7 +13,7 @@ import type { ContextLake, Secret } from '../../crds/index.js';
 import { LakeConfigSchema } from '../../lake/config.js';
 import { startLakeServer } from '../../lake/server.js';
 import type { RunningLake } from '../../lake/server.js';
-import { LakeConfigSync } from '../../operator/lakes/config-sync.js';
+import { LakeConfigSync } from '../../operator/context-lake/config-sync.js';
 import { createLogger } from '../../platform/log.js';
 
 const TOKEN = randomBytes(24).toString('base64url');

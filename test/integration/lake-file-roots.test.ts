@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningLake } from '../../lake/server.js';
-import type { Dataset } from '../../crds/context-lake.js';
+import type { Dataset } from '../../crds/context-lake/types.js';
 import { LakeClient } from '../../platform/lake-client.js';
 import type { LakeStatus } from '../../platform/lake-protocol.js';
 import { loadOneDataset, startTestLake } from '../support/lake-server.js';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NamespaceType, OrganizationSpecSchema, OrganizationType, apiVersionOf } from '../../crds/index.js';
-import { DEFAULT_POLICY_NAME, OrganizationReconciler } from '../../operator/reconcilers/organization.js';
+import { DEFAULT_POLICY_NAME, OrganizationReconciler } from '../../operator/organization/reconciler.js';
 import { NetworkPolicyType } from '../../operator/runtimes/kube-types.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';

@@ -7,8 +7,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TaskRecordSchema } from '../../api/presenters/task.js';
-import type { TaskRecord } from '../../api/presenters/task.js';
+import { TaskRecordSchema } from '../../api/task/present.js';
+import type { TaskRecord } from '../../api/task/present.js';
 import { killHard, startServeProcess, stopChild } from '../support/spawn-cli.js';
 
 const KEY = 'crash-test-key-0123456789abcdef';

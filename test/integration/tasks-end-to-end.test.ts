@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TaskRecordSchema } from '../../api/presenters/task.js';
-import type { TaskRecord } from '../../api/presenters/task.js';
+import { TaskRecordSchema } from '../../api/task/present.js';
+import type { TaskRecord } from '../../api/task/present.js';
 import { AgentComputerType } from '../../crds/index.js';
 import { workspacePaths } from '../../operator/runtimes/process/workspace.js';
 import { call } from '../support/api-server.js';

@@ -10,7 +10,7 @@ import { Registry } from 'prom-client';
 import { OrganizationSpecSchema, OrganizationType, TaskType, apiVersionOf } from '../../crds/index.js';
 import type { PromptStatus, Task } from '../../crds/index.js';
 import { ControllerManager } from '../../operator/controller/index.js';
-import { addUploadedFileExpiryController } from '../../operator/storage/uploaded-file-expiry.js';
+import { addUploadedFileExpiryController } from '../../operator/task/uploaded-file-expiry.js';
 import { createLogger } from '../../platform/log.js';
 import { FilesystemObjectStore } from '../../platform/objectstore/filesystem.js';
 import { uploadedFileKey } from '../../platform/objectstore/keys.js';

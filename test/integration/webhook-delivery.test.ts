@@ -23,8 +23,8 @@ import {
 } from '../../crds/index.js';
 import type { OutboxEntry, Task, TaskStatus, Webhook, WebhookEventType } from '../../crds/index.js';
 import { ControllerManager } from '../../operator/controller/index.js';
-import { addWebhookDeliveryController } from '../../operator/webhooks/index.js';
-import type { WebhookDeliveryOptions } from '../../operator/webhooks/index.js';
+import { addWebhookDeliveryController } from '../../operator/webhook/index.js';
+import type { WebhookDeliveryOptions } from '../../operator/webhook/index.js';
 import { InstallationKey } from '../../platform/installation-key.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';

@@ -7,7 +7,7 @@ import { answerClientErrors } from '../../api/client-errors.js';
 import type { ApiAppOptions } from '../../api/app.js';
 import { issueApiKey } from '../../api/auth/api-keys.js';
 import type { Scope } from '../../api/auth/scopes.js';
-import type { ArtifactLimits } from '../../api/routes/artifacts.js';
+import type { ArtifactLimits } from '../../api/agent-computer/artifacts/routes.js';
 import { ReadModel } from '../../api/read-model.js';
 import { OrganizationSpecSchema, OrganizationType, apiVersionOf } from '../../crds/index.js';
 import type { Organization } from '../../crds/index.js';

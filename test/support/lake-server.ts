@@ -1,7 +1,7 @@
 import { LakeConfigSchema } from '../../lake/config.js';
 import { startLakeServer } from '../../lake/server.js';
 import type { RunningLake } from '../../lake/server.js';
-import type { Dataset } from '../../crds/context-lake.js';
+import type { Dataset } from '../../crds/context-lake/types.js';
 import type { LakeClient } from '../../platform/lake-client.js';
 import type { LakeStatus } from '../../platform/lake-protocol.js';
 import { createLogger } from '../../platform/log.js';

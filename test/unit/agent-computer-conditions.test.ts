@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { agentComputerStatus } from '../../api/presenters/agent-computer.js';
+import { agentComputerStatus } from '../../api/agent-computer/present.js';
 import { AgentComputerSpecSchema } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
-import { computeAgentComputerStatus } from '../../operator/reconcilers/agent-computer-status.js';
+import { computeAgentComputerStatus } from '../../operator/agent-computer/status.js';
 import type { WorkloadObservation } from '../../operator/runtimes/types.js';
 
 const NOW = new Date('2026-11-22T12:00:00Z');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { agentComputerStatus } from '../../api/presenters/agent-computer.js';
-import type { AgentComputerStatusValue } from '../../api/presenters/agent-computer.js';
+import { agentComputerStatus } from '../../api/agent-computer/present.js';
+import type { AgentComputerStatusValue } from '../../api/agent-computer/present.js';
 import { AgentComputerSpecSchema } from '../../crds/index.js';
 import type { AgentComputer, AgentComputerStatus, Condition } from '../../crds/index.js';
 

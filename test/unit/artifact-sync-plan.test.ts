@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { planArtifactSync, planPath, unquoteEtag } from '../../operator/artifacts/sync-plan.js';
-import type { RunnerSide, StoreSide, SyncAction } from '../../operator/artifacts/sync-plan.js';
+import { planArtifactSync, planPath, unquoteEtag } from '../../operator/task/artifacts/sync-plan.js';
+import type { RunnerSide, StoreSide, SyncAction } from '../../operator/task/artifacts/sync-plan.js';
 
 const A = 'a'.repeat(32);
 const B = 'b'.repeat(32);

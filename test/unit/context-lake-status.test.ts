@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { ContextLakeSpecSchema, secretData } from '../../crds/index.js';
 import type { ContextLake, ContextLakeStatus, Secret, VmStatus } from '../../crds/index.js';
-import { redactSecrets, resolveLakeConfig } from '../../operator/lakes/resolve-config.js';
-import { computeLakeStatus, mergeLakeStatus } from '../../operator/reconcilers/context-lake-status.js';
-import type { LakePass } from '../../operator/reconcilers/context-lake-status.js';
+import { redactSecrets, resolveLakeConfig } from '../../operator/context-lake/resolve-config.js';
+import { computeLakeStatus, mergeLakeStatus } from '../../operator/context-lake/status.js';
+import type { LakePass } from '../../operator/context-lake/status.js';
 import type { WorkloadObservation } from '../../operator/runtimes/types.js';
 import type { LakeStatus } from '../../platform/lake-protocol.js';
 

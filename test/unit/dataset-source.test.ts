@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { Dataset } from '../../crds/context-lake.js';
+import type { Dataset } from '../../crds/context-lake/types.js';
 import {
   parseDatasetSource,
   secretReference,

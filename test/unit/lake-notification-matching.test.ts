@@ -1,6 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ContextLakeStatus, Dataset } from '../../crds/context-lake.js';
-import { statusWithEventCounts, tallyEvents } from '../../operator/notifications/lake-counters.js';
+import type { ContextLakeStatus, Dataset } from '../../crds/context-lake/types.js';
+import {
+  statusWithEventCounts,
+  tallyEvents,
+} from '../../operator/context-lake/notifications/lake-counters.js';
 import { matchingDatasets, notificationTargets } from '../../platform/lake-notifications/s3-events.js';
 import type { S3ObjectEvent } from '../../platform/lake-notifications/s3-events.js';
 

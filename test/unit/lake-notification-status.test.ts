@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { CONTEXT_LAKE_NAME } from '../../crds/context-lake.js';
-import type { ContextLake, ContextLakeStatus, Dataset } from '../../crds/context-lake.js';
+import { CONTEXT_LAKE_NAME } from '../../crds/context-lake/types.js';
+import type { ContextLake, ContextLakeStatus, Dataset } from '../../crds/context-lake/types.js';
 import type { OperatingMode } from '../../crds/index.js';
 import {
   refreshEndpointOf,
   statusWithQueue,
   wantsNotifications,
-} from '../../operator/notifications/lake-counters.js';
+} from '../../operator/context-lake/notifications/lake-counters.js';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 const QUEUE = {

@@ -5,7 +5,7 @@ import {
   endedEntry,
   entriesOf,
   withRunnerState,
-} from '../../operator/tasks/prompt-progress.js';
+} from '../../operator/task/prompt-progress.js';
 import type { PromptState } from '../../platform/runner-protocol.js';
 import { taskFixture } from '../support/task-fixture.js';
 

@@ -1,11 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { agentComputerStatus } from '../../api/presenters/agent-computer.js';
+import { agentComputerStatus } from '../../api/agent-computer/present.js';
 import { AgentComputerReasons, AgentComputerSpecSchema } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
-import {
-  computeAgentComputerStatus,
-  runtimeNotEnabledStatus,
-} from '../../operator/reconcilers/agent-computer-status.js';
+import { computeAgentComputerStatus, runtimeNotEnabledStatus } from '../../operator/agent-computer/status.js';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 

@@ -6,7 +6,7 @@ import type {
   Webhook,
   WebhookEventType,
 } from '../../crds/index.js';
-import { outboxEntriesFor, transitionEvents } from '../../operator/tasks/webhook-events.js';
+import { outboxEntriesFor, transitionEvents } from '../../operator/task/webhook-events.js';
 import { taskFixture } from '../support/task-fixture.js';
 
 const P1 = '00000000-0000-4000-8000-000000000001';

@@ -8,8 +8,8 @@ import {
   mergeOutbox,
   toAttempt,
   webhookStatusAfter,
-} from '../../operator/webhooks/outbox.js';
-import type { EntryResult } from '../../operator/webhooks/outbox.js';
+} from '../../operator/webhook/outbox.js';
+import type { EntryResult } from '../../operator/webhook/outbox.js';
 
 const now = new Date('2025-03-01T12:00:00.000Z');
 const entry = (id: string, webhook = 'wh-a', extra: Partial<OutboxEntry> = {}): OutboxEntry => ({

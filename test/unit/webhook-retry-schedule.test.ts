@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseRetryAfter } from '../../operator/webhooks/delivery-client.js';
+import { parseRetryAfter } from '../../operator/webhook/delivery-client.js';
 import {
   DEFAULT_RETRY_SCHEDULE_MS,
   nextAttempt,
   parseRetrySchedule,
   totalAttempts,
-} from '../../operator/webhooks/retry-schedule.js';
+} from '../../operator/webhook/retry-schedule.js';
 
 const S = 1000;
 const M = 60 * S;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { PromptStatusEntry, Task } from '../../crds/index.js';
-import { workspaceActivity } from '../../operator/reconcilers/workspace-activity.js';
+import { workspaceActivity } from '../../operator/agent-computer/workspace-activity.js';
 import { taskFixture } from '../support/task-fixture.js';
 
 const P1 = '00000000-0000-4000-8000-000000000001';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { AgentComputerRecordSchema } from '../../../api/presenters/agent-computer.js';
+import { AgentComputerRecordSchema } from '../../../api/agent-computer/present.js';
 import { AgentComputerType, OrganizationType } from '../../../crds/index.js';
 import { call, eventually, startTestApi } from '../../support/api-server.js';
 import type { TestApi } from '../../support/api-server.js';

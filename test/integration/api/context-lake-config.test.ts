@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { SpicepodSchema } from '../../../crds/context-lake.js';
+import { SpicepodSchema } from '../../../crds/context-lake/types.js';
 import { call, startTestApi } from '../../support/api-server.js';
 import type { TestApi } from '../../support/api-server.js';
 import { lake, lakeError, s3Dataset, storedLake } from './context-lake-support.js';

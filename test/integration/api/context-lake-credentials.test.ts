@@ -2,7 +2,7 @@
 // Secret; the configuration, every answer, the stored ContextLake and the logs carry only
 // `${secrets:<key>}` references. Checked on a real API server over the embedded store.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CONTEXT_LAKE_SECRET_NAME, ContextLakeType } from '../../../crds/context-lake.js';
+import { CONTEXT_LAKE_SECRET_NAME, ContextLakeType } from '../../../crds/context-lake/types.js';
 import { SecretType, secretValue } from '../../../crds/index.js';
 import type { Secret } from '../../../crds/index.js';
 import { startTestApi } from '../../support/api-server.js';

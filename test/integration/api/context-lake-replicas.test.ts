@@ -11,7 +11,7 @@ import {
   pruneCredentials,
   storeCredentials,
 } from '../../../api/context-lake/credentials.js';
-import { CONTEXT_LAKE_NAME, CONTEXT_LAKE_SECRET_NAME } from '../../../crds/context-lake.js';
+import { CONTEXT_LAKE_NAME, CONTEXT_LAKE_SECRET_NAME } from '../../../crds/context-lake/types.js';
 import { SecretType, secretValue } from '../../../crds/index.js';
 import { secretReferenceOf } from '../../../platform/lake-config/dataset-source.js';
 import { EmbeddedStore } from '../../../platform/store/embedded.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { loadLakeConfig } from '../../../lake/config.js';
 import { startLakeServer } from '../../../lake/server.js';
 import type { RunningLake } from '../../../lake/server.js';
-import type { ContextLake } from '../../../crds/context-lake.js';
+import type { ContextLake } from '../../../crds/context-lake/types.js';
 import { LakeClient } from '../../../platform/lake-client.js';
 import { createLogger } from '../../../platform/log.js';
 import { eventually, startTestApi } from '../../support/api-server.js';

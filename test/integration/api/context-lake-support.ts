@@ -1,7 +1,7 @@
 import { expect } from '@jest/globals';
 import { z } from 'zod';
-import { CONTEXT_LAKE_NAME, ContextLakeType } from '../../../crds/context-lake.js';
-import type { ContextLake, ContextLakeStatus } from '../../../crds/context-lake.js';
+import { CONTEXT_LAKE_NAME, ContextLakeType } from '../../../crds/context-lake/types.js';
+import type { ContextLake, ContextLakeStatus } from '../../../crds/context-lake/types.js';
 import { call, eventually } from '../../support/api-server.js';
 import type { TestApi } from '../../support/api-server.js';
 

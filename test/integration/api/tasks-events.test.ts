@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { CreatedPromptSchema, PromptEventsSchema } from '../../../api/tasks/schemas.js';
+import { CreatedPromptSchema, PromptEventsSchema } from '../../../api/task/schemas.js';
 import type { PromptState } from '../../../platform/runner-protocol.js';
 import { call, eventually, startTestApi } from '../../support/api-server.js';
 import type { TestApi } from '../../support/api-server.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { TaskRecordSchema } from '../../../api/presenters/task.js';
+import { TaskRecordSchema } from '../../../api/task/present.js';
 import { TaskType } from '../../../crds/index.js';
 import { EmbeddedStore } from '../../../platform/store/embedded.js';
 import { isStoreError } from '../../../platform/store/types.js';

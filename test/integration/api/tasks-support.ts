@@ -1,8 +1,8 @@
 import { expect } from '@jest/globals';
 import { z } from 'zod';
-import { TaskListItemSchema, TaskRecordSchema } from '../../../api/presenters/task.js';
-import type { TaskRecord } from '../../../api/presenters/task.js';
-import { CreatedTaskSchema } from '../../../api/tasks/schemas.js';
+import { TaskListItemSchema, TaskRecordSchema } from '../../../api/task/present.js';
+import type { TaskRecord } from '../../../api/task/present.js';
+import { CreatedTaskSchema } from '../../../api/task/schemas.js';
 import { OrganizationType, TaskType } from '../../../crds/index.js';
 import type { OrganizationSpec, PromptStatusEntry, Task } from '../../../crds/index.js';
 import type { ResourceStore } from '../../../platform/store/types.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { AgentComputerRecordSchema } from '../../../api/presenters/agent-computer.js';
+import { AgentComputerRecordSchema } from '../../../api/agent-computer/present.js';
 import { AgentComputerType, TaskType } from '../../../crds/index.js';
 import { ExecutorCatalog } from '../../../platform/executor-catalog.js';
 import { EmbeddedStore } from '../../../platform/store/embedded.js';

@@ -1,0 +1,190 @@
+import { z } from 'zod';
+import { AgentComputerType, HIBERNATED_BY_ANNOTATION } from '../../crds/index.js';
+import type { AgentComputer, OperatingMode } from '../../crds/index.js';
+import { isStoreError } from '../../platform/store/types.js';
+import type { ResourceStore } from '../../platform/store/types.js';
+import { createAgentComputer } from './create.js';
+import { updateWithRetry } from '../optimistic-update.js';
+import { ApiError } from '../errors.js';
+import { findWorkspace } from './find-workspace.js';
+import { PatchAgentComputerBodySchema, configureAgentComputer } from './configure.js';
+import { PaginationQuerySchema, indexedPage, listEnvelopeSchema } from '../pagination.js';
+import { organizationBucket } from '../read-model.js';
+import { AgentComputerRecordSchema, presentAgentComputer } from './present.js';
+import type { ReadModel } from '../read-model.js';
+import { defineRoute } from '../route.js';
+import type { RouteDefinition } from '../route.js';
+
+const IdParamsSchema = z.object({ id: z.string() });
+
+/** CONTRACT.md §4: POST /agent-computers `{ name?, icon? }`. */
+export const CreateAgentComputerBodySchema = z.strictObject({
+  name: z.string().trim().min(1).max(200).optional(),
+  icon: z.string().max(50).optional(),
+});
+
+export interface AgentComputerRoutesDeps {
+  store: ResourceStore;
+  readModel: ReadModel;
+  publicUrl: string;
+}
+
+export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinition[] {
+  const findAgentComputer = (namespace: string, id: string): Promise<AgentComputer> =>
+    findWorkspace(deps.readModel, namespace, id, 'Agent computer');
+
+  /** POST /:id/stop and /:id/start: set the intent; the operator converges (202). */
+  const operatingModeRoute = (
+    action: 'stop' | 'start',
+    mode: OperatingMode,
+    summary: string,
+  ): RouteDefinition =>
+    defineRoute({
+      method: 'post',
+      path: `/v1/agent-computers/:id/${action}`,
+      operationId: `${action}AgentComputer`,
+      summary,
+      tag: 'Agent computers',
+      scope: 'agent-computers:write',
+      params: IdParamsSchema,
+      responses: {
+        202: {
+          description:
+            'Accepted: the record with its current status (it has not changed yet) and requestedMode, which status follows',
+          schema: AgentComputerRecordSchema,
+        },
+      },
+      handler: async ({ params, principal }) => {
+        const ac = await findAgentComputer(principal.namespace, params.id);
+        const updated = await updateWithRetry(
+          deps.store,
+          AgentComputerType,
+          principal.namespace,
+          ac.metadata.name,
+          (current) => {
+            if (current.spec.operatingMode === mode && current.metadata.deletionTimestamp === undefined)
+              return undefined;
+            const annotations = Object.fromEntries(
+              Object.entries(current.metadata.annotations ?? {}).filter(
+                ([key]) => key !== HIBERNATED_BY_ANNOTATION,
+              ),
+            );
+            return {
+              ...current,
+              metadata: { ...current.metadata, annotations },
+              spec: { ...current.spec, operatingMode: mode },
+            };
+          },
+        );
+        if (updated === undefined) throw ApiError.notFound('Agent computer');
+        deps.readModel.agentComputers.observe(updated);
+        return { status: 202, body: presentAgentComputer(updated, deps.publicUrl) };
+      },
+    });
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/agent-computers',
+      operationId: 'createAgentComputer',
+      summary: 'Create an agent computer (a persistent workspace)',
+      tag: 'Agent computers',
+      scope: 'agent-computers:write',
+      body: CreateAgentComputerBodySchema,
+      responses: {
+        201: { description: 'Created; provisioning starts at once', schema: AgentComputerRecordSchema },
+      },
+      handler: async ({ body, principal }) => {
+        const created = await createAgentComputer(deps, principal, {
+          displayName: body.name,
+          icon: body.icon,
+        });
+        const record = presentAgentComputer(created, deps.publicUrl);
+        return { status: 201, body: record, headers: { Location: record.url } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/agent-computers',
+      operationId: 'listAgentComputers',
+      summary: 'List agent computers, newest first',
+      tag: 'Agent computers',
+      scope: 'agent-computers:read',
+      query: PaginationQuerySchema,
+      responses: {
+        200: {
+          description: 'A page of agent computers',
+          schema: listEnvelopeSchema(AgentComputerRecordSchema),
+        },
+      },
+      handler: ({ query, principal }) => {
+        const buckets = [organizationBucket(principal.namespace)] as const;
+        return {
+          status: 200,
+          body: indexedPage(deps.readModel.agentComputers, principal.namespace, buckets, query, (ac) =>
+            presentAgentComputer(ac, deps.publicUrl),
+          ),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/agent-computers/:id',
+      operationId: 'getAgentComputer',
+      summary: 'Get one agent computer',
+      tag: 'Agent computers',
+      scope: 'agent-computers:read',
+      params: IdParamsSchema,
+      responses: { 200: { description: 'The agent computer', schema: AgentComputerRecordSchema } },
+      handler: async ({ params, principal }) => ({
+        status: 200,
+        body: presentAgentComputer(await findAgentComputer(principal.namespace, params.id), deps.publicUrl),
+      }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/v1/agent-computers/:id',
+      operationId: 'updateAgentComputer',
+      summary: "Set an agent computer's name, agent instructions or executor environment",
+      tag: 'Agent computers',
+      scope: 'agent-computers:write',
+      params: IdParamsSchema,
+      body: PatchAgentComputerBodySchema,
+      responses: { 200: { description: 'The agent computer as changed', schema: AgentComputerRecordSchema } },
+      handler: async ({ params, body, principal }) => {
+        const ac = await findAgentComputer(principal.namespace, params.id);
+        const updated = await configureAgentComputer(deps.store, ac, body);
+        deps.readModel.agentComputers.observe(updated);
+        return { status: 200, body: presentAgentComputer(updated, deps.publicUrl) };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/v1/agent-computers/:id',
+      operationId: 'deleteAgentComputer',
+      summary: 'Delete an agent computer and everything made for it, its disk included',
+      tag: 'Agent computers',
+      scope: 'agent-computers:write',
+      params: IdParamsSchema,
+      responses: { 204: { description: 'Deleted (the workload is removed in the background)' } },
+      handler: async ({ params, principal }) => {
+        const ac = await findAgentComputer(principal.namespace, params.id);
+        const left = await deps.store
+          .delete(AgentComputerType, principal.namespace, ac.metadata.name, { uid: ac.metadata.uid })
+          .catch((err: unknown) => {
+            if (isStoreError(err, 'NotFound')) throw ApiError.notFound('Agent computer');
+            throw err;
+          });
+        if (left === undefined) deps.readModel.agentComputers.observe(ac, true);
+        else deps.readModel.agentComputers.observe(left);
+        return { status: 204 };
+      },
+    }),
+    operatingModeRoute(
+      'stop',
+      'Hibernated',
+      'Hibernate an agent computer: the machine stops, the disk is kept',
+    ),
+    operatingModeRoute('start', 'Running', 'Resume a hibernated agent computer'),
+  ];
+}

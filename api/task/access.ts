@@ -1,0 +1,64 @@
+import type { AgentComputer, Task } from '../../crds/index.js';
+import type { ExecutorCatalog } from '../../platform/executor-catalog.js';
+import type { InstallationKey } from '../../platform/installation-key.js';
+import type { ObjectStore } from '../../platform/objectstore/types.js';
+import type { ResourceStore } from '../../platform/store/types.js';
+import type { Principal } from '../auth/principal.js';
+import { ApiError } from '../errors.js';
+import type { TaskPresentation } from './present.js';
+import type { ReadModel } from '../read-model.js';
+
+/** What the task routes need; ApiAppOptions provides it. */
+export interface TaskRoutesDeps {
+  store: ResourceStore;
+  readModel: ReadModel;
+  /** Base URL clients reach this server at (no trailing slash, no /v1). */
+  publicUrl: string;
+  installationKey: InstallationKey;
+  executors: ExecutorCatalog;
+  now: () => Date;
+  /** Interval of the `: keepalive` comment on event streams (CONTRACT.md §3: 15 s). */
+  sseKeepaliveMs: number;
+  /** Archived prompt events (the operator writes them there); without it only runners are read. */
+  objectStore?: ObjectStore | undefined;
+}
+
+export const taskPresentation = (
+  deps: Pick<TaskRoutesDeps, 'publicUrl' | 'installationKey'>,
+): TaskPresentation => ({
+  publicUrl: deps.publicUrl,
+  shareUrl: (shareId) => `${deps.publicUrl}/v1/share/${deps.installationKey.shareToken(shareId)}`,
+});
+
+/** A soft-deleted task (or one Kubernetes is removing) answers 404 everywhere (CONTRACT.md §3). */
+export const isDeleted = (task: Task): boolean =>
+  task.spec.deletedAt !== undefined || task.metadata.deletionTimestamp !== undefined;
+
+/**
+ * Whether the caller may see the task: it lives in the caller's namespace (another organization's
+ * is never even looked up), is not deleted, and is not someone else's `private` task.
+ */
+export const visibleTo = (task: Task, principal: Pick<Principal, 'namespace' | 'user'>): boolean =>
+  task.metadata.namespace === principal.namespace &&
+  !isDeleted(task) &&
+  (task.spec.visibility !== 'private' || task.spec.owner === principal.user);
+
+export const taskNotFound = (): ApiError => ApiError.notFound('Task');
+
+/** The task (cached, or just created by another replica), or 404 for anything the caller may not see. */
+export async function findTask(readModel: ReadModel, principal: Principal, id: string): Promise<Task> {
+  const task = await readModel.taskReadThrough(principal.namespace, id);
+  if (task === undefined || !visibleTo(task, principal)) throw taskNotFound();
+  return task;
+}
+
+/** Re-checks access on the fresh copy a read-modify-write read (a delete may have won meanwhile). */
+export function assertVisible(task: Task, principal: Principal): void {
+  if (!visibleTo(task, principal)) throw taskNotFound();
+}
+
+/** The task's workspace as cached, unless it is gone or being deleted. */
+export function workspaceOf(readModel: ReadModel, task: Task): AgentComputer | undefined {
+  const ac = readModel.agentComputers.get(task.metadata.namespace, task.spec.workspace);
+  return ac?.metadata.deletionTimestamp === undefined ? ac : undefined;
+}

@@ -1,0 +1,50 @@
+// The task record lives in platform/: webhook deliveries (operator) carry it too.
+import type { Task } from '../../crds/index.js';
+import {
+  TaskListItemSchema,
+  TaskRecordSchema,
+  presentTask,
+  presentTaskListItem,
+} from '../../platform/task-record.js';
+import type { TaskListItem, TaskPresentation, TaskRecord } from '../../platform/task-record.js';
+import type { ReadModel } from '../read-model.js';
+import { workspaceOf } from './access.js';
+import { AgentComputerStatusValueSchema, agentComputerStatus } from '../agent-computer/present.js';
+import type { AgentComputerStatusValue } from '../agent-computer/present.js';
+
+export * from '../../platform/task-record.js';
+
+/**
+ * Where the task's workspace is (`provisioning`, `ready`, `hibernated`, `error`; null once it is
+ * gone): a task whose prompt is `pending` while its workspace boots says why it waits.
+ */
+const workspaceStatusField = { workspaceStatus: AgentComputerStatusValueSchema.nullable() };
+
+/** The task record as the API answers it: the shared record plus the workspace's status. */
+export const ApiTaskRecordSchema = TaskRecordSchema.extend(workspaceStatusField);
+export const ApiTaskListItemSchema = TaskListItemSchema.extend(workspaceStatusField);
+
+type WorkspaceStatus = AgentComputerStatusValue | null;
+
+const workspaceStatusOf = (readModel: ReadModel, task: Task): WorkspaceStatus => {
+  const ac = workspaceOf(readModel, task);
+  return ac === undefined ? null : agentComputerStatus(ac);
+};
+
+export const presentApiTask = (
+  task: Task,
+  presentation: TaskPresentation,
+  readModel: ReadModel,
+): TaskRecord & { workspaceStatus: WorkspaceStatus } => ({
+  ...presentTask(task, presentation),
+  workspaceStatus: workspaceStatusOf(readModel, task),
+});
+
+export const presentApiTaskListItem = (
+  task: Task,
+  presentation: TaskPresentation,
+  readModel: ReadModel,
+): TaskListItem & { workspaceStatus: WorkspaceStatus } => ({
+  ...presentTaskListItem(task, presentation),
+  workspaceStatus: workspaceStatusOf(readModel, task),
+});

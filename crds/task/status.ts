@@ -1,0 +1,53 @@
+import type { PromptSpec, PromptStatus, PromptStatusEntry, Task, TaskStatusValue } from './types.js';
+
+const TERMINAL: readonly PromptStatus[] = ['succeeded', 'failed', 'canceled'];
+
+export const isTerminal = (status: PromptStatus): boolean => TERMINAL.includes(status);
+
+/** What the operator recorded for one prompt, if anything. */
+export const promptEntryOf = (task: Task, promptId: string): PromptStatusEntry | undefined =>
+  task.status?.prompts?.find((entry) => entry.id === promptId);
+
+/**
+ * A prompt's status as clients see it: what the operator recorded; a prompt whose cancel was
+ * requested reads `canceled` at once (the operator kills its process within seconds); anything not
+ * yet seen by the operator is `pending`.
+ */
+export function promptStatusOf(prompt: PromptSpec, entry: PromptStatusEntry | undefined): PromptStatus {
+  if (entry !== undefined && isTerminal(entry.status)) return entry.status;
+  if (prompt.cancelRequestedAt !== undefined) return 'canceled';
+  return entry?.status ?? 'pending';
+}
+
+/** CONTRACT.md §3: running while any prompt is pending or running, else after the latest prompt. */
+export function taskStatusOf(statuses: readonly PromptStatus[]): TaskStatusValue {
+  if (statuses.some((status) => !isTerminal(status))) return 'running';
+  switch (statuses.at(-1)) {
+    case 'succeeded':
+      return 'completed';
+    case 'failed':
+      return 'failed';
+    case 'canceled':
+      return 'canceled';
+    case 'pending':
+    case 'running':
+    case undefined: // no prompts: cannot happen, the spec requires one
+      return 'running';
+  }
+}
+
+/** The task's status as clients see it (cancel requests count at once). */
+export const clientTaskStatus = (task: Task): TaskStatusValue =>
+  taskStatusOf(task.spec.prompts.map((prompt) => promptStatusOf(prompt, promptEntryOf(task, prompt.id))));
+
+/**
+ * Whether the operator has recorded every prompt as terminal: only then is the event stream's
+ * `done` due (cancel requests alone do not count; the executor may still be writing events).
+ */
+export const allPromptsRecordedTerminal = (task: Task, promptId?: string): boolean =>
+  task.spec.prompts
+    .filter((prompt) => promptId === undefined || prompt.id === promptId)
+    .every((prompt) => {
+      const entry = promptEntryOf(task, prompt.id);
+      return entry !== undefined && isTerminal(entry.status);
+    });

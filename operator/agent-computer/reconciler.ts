@@ -1,0 +1,252 @@
+import { AgentComputerType, HIBERNATED_BY_ANNOTATION, SecretType, TaskType } from '../../crds/index.js';
+import type { AgentComputer, AgentComputerStatus, Runtime } from '../../crds/index.js';
+import { parseDuration } from '../../platform/duration.js';
+import type { EventRecorder } from '../../platform/events.js';
+import { artifactPrefix } from '../../platform/objectstore/keys.js';
+import type { ObjectStore } from '../../platform/objectstore/types.js';
+import type { InstallationKey } from '../../platform/installation-key.js';
+import type { Logger } from '../../platform/log.js';
+import { deepEqual } from '../../platform/store/merge.js';
+import type { ResourceStore } from '../../platform/store/types.js';
+import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
+import { deleteControlled } from '../runtimes/kube-types.js';
+import type { WorkloadObservation, WorkloadRuntime } from '../runtimes/types.js';
+import { workloadLabels } from '../runtimes/types.js';
+import { computeAgentComputerStatus, runtimeNotEnabledStatus } from './status.js';
+import { workspaceActivity } from './workspace-activity.js';
+import type { WorkspaceActivity } from './workspace-activity.js';
+import { ensureWorkloadToken } from '../runtimes/workload-token.js';
+
+/** Holds deletion until the runtime removed what owner references cannot (a local process). */
+export const WORKLOAD_FINALIZER = 'agentry.dev/workload';
+
+/** How often a workload that is not ready yet is looked at again, besides its own watch events. */
+const NOT_READY_POLL_MS = 2_000;
+
+export interface AgentComputerReconcilerOptions {
+  store: ResourceStore;
+  events?: EventRecorder;
+  runtimes: ReadonlyMap<Runtime, WorkloadRuntime>;
+  defaultRuntime: Runtime;
+  logger: Logger;
+  installationKey: InstallationKey;
+  /** Where the workspace's artifacts are kept; its deletion removes them (nothing can read them after). */
+  objectStore?: ObjectStore | undefined;
+  now?: () => Date;
+}
+
+export const tokenSecretName = (ac: AgentComputer): string => `${ac.metadata.name}-runner-token`;
+
+/**
+ * Converges an AgentComputer: token Secret, the workload in its runtime, idle hibernation, and
+ * status conditions, written once per pass and only when they change.
+ */
+export class AgentComputerReconciler implements Reconciler {
+  private readonly now: () => Date;
+
+  constructor(private readonly options: AgentComputerReconcilerOptions) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  async reconcile(request: ReconcileRequest, signal: AbortSignal): Promise<ReconcileResult | undefined> {
+    const { store } = this.options;
+    const ac = await store.get(AgentComputerType, request.namespace, request.name);
+    if (ac === undefined) return undefined;
+    const runtime = this.options.runtimes.get(this.runtimeNameOf(ac));
+    if (runtime === undefined) {
+      await this.refuseRuntime(ac);
+      return undefined; // a spec change (or an operator restarted with the runtime) wakes us again
+    }
+    if (ac.metadata.deletionTimestamp !== undefined) {
+      await this.finalize(ac, runtime);
+      return undefined;
+    }
+    const current = await this.ensureFinalizer(ac);
+    const tasks = await store.list(TaskType, { namespace: ac.metadata.namespace ?? '' });
+    const activity = workspaceActivity(tasks.items, ac.metadata.name);
+    if (await this.hibernateIfIdle(current, activity)) return undefined; // the spec change wakes us again
+    let observation: WorkloadObservation | undefined;
+    let failure: string | undefined;
+    try {
+      const token = await this.ensureToken(current);
+      observation = await runtime.apply(
+        current,
+        { tokenSecretName: tokenSecretName(current), token },
+        signal,
+      );
+    } catch (err) {
+      failure = describeFailure(err);
+      this.options.logger.warn({ err, agentComputer: request }, 'converging the workload failed');
+    }
+    const status = this.withActivity(
+      current,
+      computeAgentComputerStatus(current, observation, failure, this.now()),
+    );
+    await this.writeStatus(current, status);
+    await this.recordTransitions(current, status);
+    if (failure !== undefined)
+      throw new Error(`converging ${request.namespace ?? ''}/${request.name}: ${failure}`);
+    return { requeueAfterMs: this.requeueAfter(current, status, observation, activity) };
+  }
+
+  private runtimeNameOf(ac: AgentComputer): Runtime {
+    return ac.spec.runtime ?? this.options.defaultRuntime;
+  }
+
+  /**
+   * A runtime this operator does not run: the status says so (REST `error`, naming it and what to
+   * enable). Nothing was made for it, so a deletion needs no finalizing, unless the runtime was
+   * enabled once and made something: then the finalizer holds until it runs again.
+   */
+  private async refuseRuntime(ac: AgentComputer): Promise<void> {
+    const name = this.runtimeNameOf(ac);
+    if (ac.metadata.deletionTimestamp !== undefined) {
+      this.options.logger.warn(
+        { agentComputer: ac.metadata.name, namespace: ac.metadata.namespace, runtime: name },
+        'cannot remove the workload of a runtime this operator does not run',
+      );
+      return;
+    }
+    const status = runtimeNotEnabledStatus(ac, name, [...this.options.runtimes.keys()], this.now());
+    await this.writeStatus(ac, status);
+    await this.recordTransitions(ac, status);
+  }
+
+  private async finalize(ac: AgentComputer, runtime: WorkloadRuntime): Promise<void> {
+    if (!(ac.metadata.finalizers ?? []).includes(WORKLOAD_FINALIZER)) return;
+    await runtime.remove(ac);
+    // Garbage collection would get it too, but only once the collector knows the CRD (up to ~30 s).
+    await deleteControlled(
+      this.options.store,
+      SecretType,
+      ac.metadata.namespace ?? '',
+      tokenSecretName(ac),
+      ac.metadata.uid ?? '',
+    );
+    await this.options.objectStore?.deletePrefix(
+      artifactPrefix(ac.metadata.namespace ?? '', ac.metadata.name),
+    );
+    const finalizers = (ac.metadata.finalizers ?? []).filter((f) => f !== WORKLOAD_FINALIZER);
+    await this.options.store.replace(AgentComputerType, { ...ac, metadata: { ...ac.metadata, finalizers } });
+  }
+
+  private async ensureFinalizer(ac: AgentComputer): Promise<AgentComputer> {
+    if ((ac.metadata.finalizers ?? []).includes(WORKLOAD_FINALIZER)) return ac;
+    const finalizers = [...(ac.metadata.finalizers ?? []), WORKLOAD_FINALIZER];
+    return this.options.store.replace(AgentComputerType, { ...ac, metadata: { ...ac.metadata, finalizers } });
+  }
+
+  /**
+   * The runner's token, derived from the installation key (so the API server can compute it too),
+   * kept in a Secret the AgentComputer owns for runtimes that mount it; never in spec or status.
+   */
+  private async ensureToken(ac: AgentComputer): Promise<string> {
+    const token = this.options.installationKey.runnerToken(ac);
+    const secret = {
+      name: tokenSecretName(ac),
+      type: 'agentry.dev/runner-token',
+      labels: workloadLabels(ac),
+    };
+    await ensureWorkloadToken(this.options.store, ac, secret, token);
+    return token;
+  }
+
+  /** When the workspace counts as idle: idleTimeout after its latest use (becoming ready, or a prompt). */
+  private idleDeadline(ac: AgentComputer, activity: WorkspaceActivity): number | undefined {
+    const idleMs = parseDuration(ac.spec.idleTimeout);
+    // Only a running, ready workspace idles: one still booting has not been usable yet.
+    const ready = ac.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+    if (idleMs === 0 || ac.spec.operatingMode !== 'Running' || !ready || activity.busy) return undefined;
+    const times = [ac.status?.lastActivityAt ?? ac.metadata.creationTimestamp, activity.lastAt]
+      .filter((time) => time !== undefined)
+      .map((time) => Date.parse(time));
+    return times.length === 0 ? undefined : Math.max(...times) + idleMs;
+  }
+
+  /** Idle for idleTimeout: hibernate, as if the user had asked, saying so in an annotation. */
+  private async hibernateIfIdle(ac: AgentComputer, activity: WorkspaceActivity): Promise<boolean> {
+    const deadline = this.idleDeadline(ac, activity);
+    if (deadline === undefined || deadline > this.now().getTime()) return false;
+    const annotations = { ...ac.metadata.annotations, [HIBERNATED_BY_ANNOTATION]: 'idle-timeout' };
+    await this.options.store.replace(AgentComputerType, {
+      ...ac,
+      metadata: { ...ac.metadata, annotations },
+      spec: { ...ac.spec, operatingMode: 'Hibernated' },
+    });
+    this.options.logger.info(
+      { agentComputer: ac.metadata.name, namespace: ac.metadata.namespace },
+      'hibernated after idle timeout',
+    );
+    await this.options.events?.record(
+      ac,
+      'Normal',
+      'IdleTimeout',
+      `no activity for ${ac.spec.idleTimeout}; hibernating`,
+    );
+    return true;
+  }
+
+  /** A (re)start counts as activity, so a resumed workspace is not hibernated again at once. */
+  /**
+   * Becoming ready counts as activity (first start and every resume), so the idle clock starts when
+   * the workspace can be used, not while it boots.
+   */
+  private withActivity(ac: AgentComputer, status: AgentComputerStatus): AgentComputerStatus {
+    const ready = (conditions: AgentComputerStatus['conditions']) =>
+      conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+    const becameReady = ready(status.conditions) && !ready(ac.status?.conditions);
+    return becameReady ? { ...status, lastActivityAt: isoMillis(this.now()) } : status;
+  }
+
+  private async writeStatus(ac: AgentComputer, status: AgentComputerStatus): Promise<void> {
+    if (deepEqual(JSON.parse(JSON.stringify(ac.status ?? {})), JSON.parse(JSON.stringify(status)))) return;
+    await this.options.store.replaceStatus(AgentComputerType, { ...ac, status });
+  }
+
+  /** Kubernetes Events for the transitions a person watching `kubectl describe` cares about. */
+  private async recordTransitions(ac: AgentComputer, next: AgentComputerStatus): Promise<void> {
+    const events = this.options.events;
+    if (events === undefined) return;
+    const was = (type: string) => ac.status?.conditions?.find((c) => c.type === type)?.status;
+    const is = (type: string) => next.conditions?.find((c) => c.type === type)?.status;
+    if (next.provisionError !== undefined && next.provisionError !== ac.status?.provisionError) {
+      await events.record(ac, 'Warning', 'ProvisionFailed', next.provisionError);
+    }
+    if (is('Ready') === 'True' && was('Ready') !== 'True') {
+      await events.record(
+        ac,
+        'Normal',
+        'RunnerReady',
+        `the runner in ${next.sandboxId ?? 'the workload'} is ready`,
+      );
+    }
+    if (is('Hibernated') === 'True' && was('Hibernated') !== 'True') {
+      await events.record(ac, 'Normal', 'Hibernated', 'the workload is stopped; its disk is kept');
+    }
+  }
+
+  private requeueAfter(
+    ac: AgentComputer,
+    status: AgentComputerStatus,
+    obs: WorkloadObservation | undefined,
+    activity: WorkspaceActivity,
+  ): number | undefined {
+    if (ac.spec.operatingMode === 'Running' && obs?.ready !== true && obs?.provisionError === undefined) {
+      return NOT_READY_POLL_MS;
+    }
+    const deadline = this.idleDeadline({ ...ac, status }, activity);
+    return deadline === undefined ? undefined : Math.max(deadline - this.now().getTime(), 1_000);
+  }
+}
+
+const isoMillis = (date: Date): string => date.toISOString();
+
+/** An error and its causes in one line: "ensuring Service x: ... : the range is full" says why. */
+function describeFailure(err: unknown): string {
+  const parts: string[] = [];
+  for (let current: unknown = err; current !== undefined && parts.length < 5;) {
+    parts.push(current instanceof Error ? current.message : JSON.stringify(current));
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.join(': ');
+}
