@@ -2,14 +2,14 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
-// The dependency direction of DESIGN.md §1, enforced: programs → platform → crds.
+// The dependency direction of docs/architecture.md#programs, enforced: programs → platform → crds.
 const forbid = (...groups) => ({
   'no-restricted-imports': [
     'error',
     {
       patterns: groups.map((g) => ({
         group: [`**/${g}/**`, `**/${g}`],
-        message: `This folder must not import ${g}/ (DESIGN.md §1).`,
+        message: `This folder must not import ${g}/ (docs/architecture.md#programs).`,
       })),
     },
   ],

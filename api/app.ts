@@ -55,7 +55,7 @@ export interface ApiAppOptions {
   installationKey: InstallationKey;
   /** The executors tasks may name, and their models. */
   executors: ExecutorCatalog;
-  /** Interval of the `: keepalive` comment on event streams; CONTRACT.md §3 says 15 s (tests shorten it). */
+  /** Interval of the `: keepalive` comment on event streams; docs/api.md#tasks says 15 s (tests shorten it). */
   sseKeepaliveMs?: number;
   /**
    * Installation policy (AGENTRY_WEBHOOK_PRIVATE_TARGETS): webhooks may use plain http and target
@@ -75,9 +75,9 @@ export interface ApiAppOptions {
   lakeMaxResultBytes?: number;
   /** S3 bucket notifications of lake datasets; omitted when the installation has no SQS (AGENTRY_SQS_ENABLED). */
   notificationQueues?: NotificationQueues;
-  /** Bound of POST /v1/context-lake/sql, cold start included (CONTRACT.md §8: 3 minutes; tests shorten it). */
+  /** Bound of POST /v1/context-lake/sql, cold start included (docs/api.md#limits: 3 minutes; tests shorten it). */
   lakeSqlTimeoutMs?: number;
-  /** Artifact upload limits (CONTRACT.md §8 defaults when omitted). */
+  /** Artifact upload limits (docs/api.md#limits defaults when omitted). */
   artifactLimits?: Partial<ArtifactLimits>;
 }
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { withoutServerPaths } from './server-paths.js';
 
-/** Every error code the API answers with (SPEC.md part 7, CONTRACT.md §1). A closed union. */
+/** Every error code the API answers with (docs/api.md part 7, docs/api.md#errors). A closed union. */
 export type ApiErrorCode =
   | 'missing_api_key'
   | 'invalid_api_key'
@@ -83,7 +83,7 @@ export class ApiError extends Error {
   }
 }
 
-/** The two error body shapes of CONTRACT.md §1: the task API's and the context lake's. */
+/** The two error body shapes of docs/api.md#errors: the task API's and the context lake's. */
 export type ErrorShape = 'task' | 'lake';
 
 /** The body of an error response; its texts never carry this server's paths (withoutServerPaths). */

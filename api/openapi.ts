@@ -12,7 +12,7 @@ const ErrorSchema = z.object({
   }),
 });
 
-/** CONTRACT.md §1: the data-context API answers `{ error, code, errors? }` (`errors` on validation). */
+/** docs/api.md#errors: the data-context API answers `{ error, code, errors? }` (`errors` on validation). */
 const LakeErrorSchema = z.object({
   error: z.string(),
   code: z.string(),

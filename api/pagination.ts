@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { KubeObject } from '../crds/index.js';
 import type { IndexedInformer } from './list-index.js';
 
-/** CONTRACT.md conventions: `limit` 1..100 (default 50) and `offset` ≥ 0 (default 0). */
+/** docs/api.md conventions: `limit` 1..100 (default 50) and `offset` ≥ 0 (default 0). */
 export const PaginationQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(50),
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0),

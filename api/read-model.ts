@@ -65,7 +65,7 @@ class ChangeListeners {
 
 /**
  * The API's caches: every read is served from here, never a round trip to the store per request
- * (DESIGN.md §4). Writes go to the store and are observed here at once.
+ * (docs/architecture.md#the-life-of-a-task). Writes go to the store and are observed here at once.
  */
 export class ReadModel {
   readonly apiKeys: Informer<Secret>;

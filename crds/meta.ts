@@ -67,7 +67,7 @@ export type Condition = z.infer<typeof ConditionSchema>;
 export const OperatingModeSchema = z.enum(['Running', 'Hibernated']);
 export type OperatingMode = z.infer<typeof OperatingModeSchema>;
 
-/** Where a workspace or lake runs (DESIGN.md §3). */
+/** Where a workspace or lake runs (docs/architecture.md#runtimes). */
 export const RuntimeSchema = z.enum(['kubevirt', 'pod', 'process']);
 export type Runtime = z.infer<typeof RuntimeSchema>;
 

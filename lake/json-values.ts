@@ -23,7 +23,7 @@ import type { DuckDBDataChunk, DuckDBType, DuckDBValue } from '@duckdb/node-api'
 import { isoDate, isoInstant } from './iso-time.js';
 
 /**
- * DuckDB values as JSON that survives `JSON.parse` in any client (CONTRACT.md §7): integers beyond
+ * DuckDB values as JSON that survives `JSON.parse` in any client (docs/api.md#context-lake): integers beyond
  * ±2^53 as strings, decimals as numbers unless a double would change them, dates `YYYY-MM-DD`,
  * timestamps ISO 8601 in UTC with `Z`, blobs base64, NaN and infinities as strings, nested types
  * as nested JSON. Converters are built once per column from its type, not per value.

@@ -57,7 +57,7 @@ export const ConfigSchema = z.object({
     .string()
     .default('168h')
     .refine((text) => /^(\d+(ns|us|ms|s|m|h))+$/.test(text), 'must be a duration such as 168h'),
-  /** API: the bound of POST /v1/context-lake/sql, a paused lake's start included (CONTRACT.md §8: 3 minutes). */
+  /** API: the bound of POST /v1/context-lake/sql, a paused lake's start included (docs/api.md#limits: 3 minutes). */
   AGENTRY_LAKE_SQL_TIMEOUT: z
     .string()
     .default('3m')
@@ -89,13 +89,13 @@ export const ConfigSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((value) => value === 'true'),
-  /** API: the largest signed upload (POST /files, artifact upload URLs), in bytes; CONTRACT.md §8 says 512 MiB. */
+  /** API: the largest signed upload (POST /files, artifact upload URLs), in bytes; docs/api.md#limits says 512 MiB. */
   AGENTRY_SIGNED_UPLOAD_MAX_BYTES: z.coerce
     .number()
     .int()
     .min(1)
     .default(512 * 1024 * 1024),
-  /** API: file bytes of one multipart artifact upload (POST /workspaces/:id/artifacts); CONTRACT.md §8 says 32 MiB. */
+  /** API: file bytes of one multipart artifact upload (POST /workspaces/:id/artifacts); docs/api.md#limits says 32 MiB. */
   AGENTRY_ARTIFACT_UPLOAD_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -193,7 +193,7 @@ export const publicUrlOf = (
 ): string =>
   (config.AGENTRY_PUBLIC_URL ?? `http://${config.AGENTRY_HOST}:${config.AGENTRY_PORT}`).replace(/\/+$/, '');
 
-/** The upload limits of the API server (CONTRACT.md §8, each configurable). */
+/** The upload limits of the API server (docs/api.md#limits, each configurable). */
 export const artifactLimitsOf = (
   config: Pick<Config, 'AGENTRY_SIGNED_UPLOAD_MAX_BYTES' | 'AGENTRY_ARTIFACT_UPLOAD_MAX_BYTES'>,
 ): { signedUploadBytes: number; uploadRequestBytes: number } => ({

@@ -14,7 +14,7 @@ export const ExecutorEnvValueSchema = z.union([
 ]);
 
 /**
- * One executor an installation offers (CONTRACT.md §3): how to start it and which models it takes.
+ * One executor an installation offers (docs/api.md#tasks): how to start it and which models it takes.
  * Configured by the platform team (Helm values → a file named by AGENTRY_EXECUTORS_FILE); the
  * built-in definitions below apply where the file says nothing.
  */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { SpicepodSchema } from '../crds/context-lake/types.js';
 
 /**
- * The lake server's HTTP API (DESIGN.md §5): the operator pushes configuration and asks for
+ * The lake server's HTTP API (docs/architecture.md#the-context-lake): the operator pushes configuration and asks for
  * refreshes, the API server proxies SQL. Every route, /healthz included, requires the workload
  * token as `Authorization: Bearer <token>`. Errors: `{ error: { code, message } }`.
  *
@@ -75,7 +75,7 @@ export const SqlRequestSchema = z.strictObject({
 });
 export type SqlRequest = z.infer<typeof SqlRequestSchema>;
 
-/** CONTRACT.md §7: one object per row keyed by column name; BIGINTs beyond 2^53 as strings, dates ISO. */
+/** docs/api.md#context-lake: one object per row keyed by column name; BIGINTs beyond 2^53 as strings, dates ISO. */
 export const SqlResultSchema = z.object({
   rows: z.array(z.record(z.string(), z.unknown())),
   columns: z.array(z.object({ name: z.string(), type: z.string() })),

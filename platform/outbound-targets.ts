@@ -5,7 +5,7 @@ import ipaddr from 'ipaddr.js';
 
 /**
  * The one SSRF guard of every outbound connection a user's configuration can aim: webhooks
- * (CONTRACT.md §6) and the context lake's dataset downloads (s3_endpoint, https datasets). A target
+ * (docs/api.md#webhooks) and the context lake's dataset downloads (s3_endpoint, https datasets). A target
  * may be only a public address, unless the installation or its organization allows private targets
  * (tests, the embedded default). A URL is checked when it is registered and again before every
  * connection (DNS can change), and the connection goes to the address that was checked, so a name

@@ -3,7 +3,7 @@ import { objectName } from '../crds/meta.js';
 
 /**
  * The runner's HTTP protocol, spoken by the operator (dispatch, cancel, follow) and the API server
- * (read events). The runner imports it too; it is the only contract between them (DESIGN.md §1).
+ * (read events). The runner imports it too; it is the only contract between them (docs/architecture.md#programs).
  *
  * Routes (all behind `Authorization: Bearer <workload token>`):
  * - PUT  /v1/tasks/:taskId/prompts/:promptId          DispatchPromptRequest → 201 (new) / 200 (known) PromptState
@@ -14,7 +14,7 @@ import { objectName } from '../crds/meta.js';
  *   it never ends by itself (the runner cannot know whether more prompts will come).
  */
 
-/** CONTRACT.md §3 event types. */
+/** docs/api.md#tasks event types. */
 export const EventTypeSchema = z.enum([
   'init',
   'thinking',
@@ -28,7 +28,7 @@ export const EventTypeSchema = z.enum([
 ]);
 export type EventType = z.infer<typeof EventTypeSchema>;
 
-/** Prompt statuses as the runner and the Task status know them (CONTRACT.md §3). */
+/** Prompt statuses as the runner and the Task status know them (docs/api.md#tasks). */
 export const RunnerPromptStatusSchema = z.enum(['pending', 'running', 'succeeded', 'failed', 'canceled']);
 export type RunnerPromptStatus = z.infer<typeof RunnerPromptStatusSchema>;
 
@@ -36,7 +36,7 @@ export const TERMINAL_PROMPT_STATUSES: readonly RunnerPromptStatus[] = ['succeed
 export const isTerminalPromptStatus = (status: RunnerPromptStatus): boolean =>
   TERMINAL_PROMPT_STATUSES.includes(status);
 
-/** Payload of each event type (CONTRACT.md §3). Unknown keys are kept: executors may add detail. */
+/** Payload of each event type (docs/api.md#tasks). Unknown keys are kept: executors may add detail. */
 export const EventPayloadSchemas = {
   init: z.looseObject({ cwd: z.string(), executor: z.string(), model: z.string().nullable() }),
   thinking: z.looseObject({ content: z.string() }),
@@ -166,7 +166,7 @@ export const RunnerIdSchema = z.uuid();
 export const RunnerTaskIdSchema = objectName;
 
 /*
- * Artifact sync (DESIGN.md §4 step 4; issue 7). The operator, not the runner, moves the bytes between
+ * Artifact sync (docs/architecture.md#the-life-of-a-task step 4; issue 7). The operator, not the runner, moves the bytes between
  * the workspace and object storage: the runner holds no credentials and its NetworkPolicy may keep it
  * from reaching an in-cluster object store. Routes (same token):
  * - GET    /v1/artifacts                → ArtifactManifest (files under /code/artifacts and the sync base)

@@ -10,14 +10,14 @@ import {
 import type { PromptSpec, PromptStatusEntry, Task } from '../crds/index.js';
 
 /**
- * The task record of CONTRACT.md §3, shared by the API (responses) and the operator (webhook
+ * The task record of docs/api.md#tasks, shared by the API (responses) and the operator (webhook
  * deliveries carry it without prompts).
  */
 
-/** CONTRACT.md: timestamps are ISO 8601 UTC with milliseconds. Kubernetes writes seconds. */
+/** docs/api.md: timestamps are ISO 8601 UTC with milliseconds. Kubernetes writes seconds. */
 const isoMillis = (time: string): string => new Date(time).toISOString();
 
-/** One prompt of the task record (CONTRACT.md §3); `prompt` is its text. */
+/** One prompt of the task record (docs/api.md#tasks); `prompt` is its text. */
 export const PromptRecordSchema = z.object({
   id: z.uuid(),
   status: PromptStatusSchema,
@@ -32,7 +32,7 @@ export const PromptRecordSchema = z.object({
 });
 export type PromptRecord = z.infer<typeof PromptRecordSchema>;
 
-/** A list item carries the prompts' progress but never their texts (CONTRACT.md §3). */
+/** A list item carries the prompts' progress but never their texts (docs/api.md#tasks). */
 export const PromptListRecordSchema = PromptRecordSchema.omit({ prompt: true });
 
 const taskRecordFields = {
@@ -52,7 +52,7 @@ const taskRecordFields = {
   finalResult: z.string().nullable(),
 };
 
-/** The task record of CONTRACT.md §3 (GET /tasks/:id, cancel, the share link). */
+/** The task record of docs/api.md#tasks (GET /tasks/:id, cancel, the share link). */
 export const TaskRecordSchema = z.object({ ...taskRecordFields, prompts: z.array(PromptRecordSchema) });
 export type TaskRecord = z.infer<typeof TaskRecordSchema>;
 

@@ -13,7 +13,7 @@ import { isStoreError } from './store/types.js';
 import type { ResourceStore } from './store/types.js';
 
 /**
- * The installation's Ed25519 keys that sign webhook deliveries (CONTRACT.md §6, the Standard
+ * The installation's Ed25519 keys that sign webhook deliveries (docs/api.md#webhooks, the Standard
  * Webhooks asymmetric scheme `v1a`). They live in one Secret of the control-plane namespace, so
  * every API replica and the operator sign and publish with the same keys. Rotation keeps the
  * previous key signing too for a window, so receivers can pick up the new public key at leisure.

@@ -5,7 +5,7 @@ import type { AgentComputer, Condition } from '../../crds/index.js';
 export const AgentComputerStatusValueSchema = z.enum(['provisioning', 'ready', 'hibernated', 'error']);
 export type AgentComputerStatusValue = z.infer<typeof AgentComputerStatusValueSchema>;
 
-/** The agent computer record of CONTRACT.md §4. */
+/** The agent computer record of docs/api.md#agent-computers. */
 export const AgentComputerRecordSchema = z.object({
   /** A UUID; the name of one made with kubectl (api/ids.ts). */
   id: z.string(),
@@ -84,5 +84,5 @@ export function presentAgentComputer(ac: AgentComputer, publicUrl: string): Agen
   };
 }
 
-/** CONTRACT.md: timestamps are ISO 8601 UTC with milliseconds. Kubernetes writes seconds. */
+/** docs/api.md: timestamps are ISO 8601 UTC with milliseconds. Kubernetes writes seconds. */
 export const isoMillis = (time: string): string => new Date(time).toISOString();

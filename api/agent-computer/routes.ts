@@ -17,7 +17,7 @@ import type { RouteDefinition } from '../route.js';
 
 const IdParamsSchema = z.object({ id: z.string() });
 
-/** CONTRACT.md §4: POST /agent-computers `{ name?, icon? }`. */
+/** docs/api.md#agent-computers: POST /agent-computers `{ name?, icon? }`. */
 export const CreateAgentComputerBodySchema = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
   icon: z.string().max(50).optional(),

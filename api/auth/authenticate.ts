@@ -5,7 +5,7 @@ import type { ReadModel } from '../read-model.js';
 import { apiKeyId, apiKeySecretName, checkApiKey } from './api-keys.js';
 import { setPrincipal } from './principal.js';
 
-/** SPEC.md §5: the key travels in `API_KEY`, `api-key` or `x-api-key`, in any letter case. */
+/** docs/api.md#authentication: the key travels in `API_KEY`, `api-key` or `x-api-key`, in any letter case. */
 const KEY_HEADERS = ['api_key', 'api-key', 'x-api-key'] as const;
 
 export function presentedApiKey(req: Request): string | undefined {

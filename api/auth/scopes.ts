@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * CONTRACT.md §2. GET needs `:read`, mutations `:write`; `*` grants everything in the key's own
+ * docs/api.md#authentication. GET needs `:read`, mutations `:write`; `*` grants everything in the key's own
  * organization. `installation:admin` (the /v1/admin routes, which act on every organization) is
  * the exception: `*` does not grant it, only a key created with it by name does, and keys are
  * created only by `agentry keys create`, i.e. by whoever administers the installation itself.

@@ -220,7 +220,7 @@ function viewRoutes(deps: LakeConfigRoutesDeps): RouteDefinition[] {
   ];
 }
 
-/** GET and edits of the configuration: /config, /datasets, /views (SPEC.md §4.5, CONTRACT.md §7). */
+/** GET and edits of the configuration: /config, /datasets, /views (docs/api.md#context-lake). */
 export const lakeConfigRoutes = (deps: LakeConfigRoutesDeps): RouteDefinition[] => [
   ...configRoutes(deps),
   ...datasetRoutes(deps),

@@ -13,7 +13,7 @@ import { upsertWithRetry } from '../optimistic-update.js';
 import { credentialKey } from './validate-config.js';
 
 /**
- * Dataset credentials (CONTRACT.md §7): literal values of SECRET_PARAMS never reach the
+ * Dataset credentials (docs/api.md#context-lake): literal values of SECRET_PARAMS never reach the
  * ContextLake, a response or a log. They move into the lake's Secret under `<dataset>.<param>`,
  * and the configuration keeps `${secrets:<key>}` in their place.
  */

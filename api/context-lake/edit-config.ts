@@ -61,7 +61,7 @@ export function assertSameName(pathName: string, bodyName: string): void {
   throw validationFailed([{ path: 'name', message: `name must equal the name in the path (${pathName})` }]);
 }
 
-/** A 400 with the validation shape (CONTRACT.md §1), its message naming the first breach. */
+/** A 400 with the validation shape (docs/api.md#errors), its message naming the first breach. */
 export function validationFailed(issues: readonly ErrorDetail[]): ApiError {
   const first = issues[0];
   const summary = first === undefined ? 'invalid configuration' : `${first.path}: ${first.message}`;
@@ -161,7 +161,7 @@ function removeNamed<T extends { name: string }>(
 }
 
 /**
- * PATCH /config: removes, then adds, then updates (SPEC.md §4.5), so that removing and adding the
+ * PATCH /config: removes, then adds, then updates (docs/api.md#context-lake), so that removing and adding the
  * same name in one request replaces it. Name clashes are left to validation, which sees the result.
  */
 export function patchConfig(config: Spicepod, patch: PatchConfigBody): ConfigEdit {

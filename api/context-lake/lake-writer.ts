@@ -36,7 +36,7 @@ export interface SavedConfig {
 }
 
 /**
- * Writes to an organization's lake configuration, all or nothing (CONTRACT.md §7): validate the
+ * Writes to an organization's lake configuration, all or nothing (docs/api.md#context-lake): validate the
  * edit's result; ensure the notification queue; write new credential values into the Secret; then
  * replace the ContextLake with the resourceVersion it was computed from (a lost race recomputes the
  * edit on the fresh configuration, so no concurrent change is lost); last, prune credentials no

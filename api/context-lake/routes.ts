@@ -36,7 +36,7 @@ export interface ContextLakeRoutesDeps {
   now: () => Date;
 }
 
-/** The data-context API under /v1/context-lake (SPEC.md §4.5, CONTRACT.md §7). */
+/** The data-context API under /v1/context-lake (docs/api.md#context-lake). */
 export function contextLakeRoutes(deps: ContextLakeRoutesDeps): RouteDefinition[] {
   const writer = new LakeWriter({
     store: deps.store,

@@ -83,7 +83,7 @@ function sqlRoute(deps: LakeRuntimeRoutesDeps): RouteDefinition {
   });
 }
 
-/** GET /status, the VM actions and SQL (SPEC.md §4.5, CONTRACT.md §7). */
+/** GET /status, the VM actions and SQL (docs/api.md#context-lake). */
 export const lakeRuntimeRoutes = (deps: LakeRuntimeRoutesDeps): RouteDefinition[] => [
   defineRoute({
     method: 'get',

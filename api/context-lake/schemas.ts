@@ -10,7 +10,7 @@ import {
 } from '../../crds/context-lake/types.js';
 
 /**
- * Request and response bodies of the context-lake API (SPEC.md §4.5, CONTRACT.md §7). Requests are
+ * Request and response bodies of the context-lake API (docs/api.md#context-lake). Requests are
  * strict (unknown fields are 400); what they accept is checked once here, then per connector.
  */
 
@@ -62,7 +62,7 @@ export const NameParamsSchema = z.object({ name: z.string().max(253) });
 
 export const SqlBodySchema = z.strictObject({ query: z.string().min(1).max(1_000_000) });
 
-/** SPEC.md part 6: what a save with `notifications: true` answers, for the bucket owner. */
+/** docs/api.md part 6: what a save with `notifications: true` answers, for the bucket owner. */
 export const NotificationSetupSchema = z.object({
   queueArn: z.string(),
   region: z.string(),
@@ -97,7 +97,7 @@ export const VmActionResponseSchema = z.object({
 /** The lake server's result, as the API answers it (elapsedMs measured by the API, the wait included). */
 export const SqlResponseSchema = SqlResultSchema;
 
-/** CONTRACT.md §1: the data-context API's error body (validation adds `errors`). */
+/** docs/api.md#errors: the data-context API's error body (validation adds `errors`). */
 export const LakeErrorBodySchema = z.object({
   error: z.string(),
   code: z.string(),

@@ -16,7 +16,7 @@ import type { LakeStoreDeps } from './lake-resource.js';
 import { lakeFailure, lakeIsReady } from './present.js';
 import type { ReadyLake } from './present.js';
 
-/** CONTRACT.md §8: the whole call, cold start included. */
+/** docs/api.md#limits: the whole call, cold start included. */
 export const SQL_TIMEOUT_MS = 180_000;
 /** After the lake could not be reached: a breath for the operator to notice before asking again. */
 const UNREACHABLE_PAUSE_MS = 1_000;

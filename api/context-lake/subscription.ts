@@ -3,7 +3,7 @@ import { findPrincipal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
 
 /**
- * SPEC.md §5 and CONTRACT.md §2: the context-lake API needs the organization's plan `pro`. Mounted
+ * docs/api.md#authentication: the context-lake API needs the organization's plan `pro`. Mounted
  * under the /v1/context-lake prefix after authentication, before scopes and validation.
  */
 export function requireProPlan(req: Request, _res: Response, next: NextFunction): void {

@@ -20,7 +20,7 @@ export interface ValidationContext {
   notificationsAvailable: boolean;
 }
 
-/** The Secret key a literal credential of a dataset is moved to (CONTRACT.md §7). */
+/** The Secret key a literal credential of a dataset is moved to (docs/api.md#context-lake). */
 export const credentialKey = (dataset: string, param: string): string => `${dataset}.${param}`;
 
 /** Keys that the literal credentials among these datasets will be stored under. */

@@ -17,7 +17,7 @@ export interface TaskRoutesDeps {
   installationKey: InstallationKey;
   executors: ExecutorCatalog;
   now: () => Date;
-  /** Interval of the `: keepalive` comment on event streams (CONTRACT.md §3: 15 s). */
+  /** Interval of the `: keepalive` comment on event streams (docs/api.md#tasks: 15 s). */
   sseKeepaliveMs: number;
   /** Archived prompt events (the operator writes them there); without it only runners are read. */
   objectStore?: ObjectStore | undefined;
@@ -30,7 +30,7 @@ export const taskPresentation = (
   shareUrl: (shareId) => `${deps.publicUrl}/v1/share/${deps.installationKey.shareToken(shareId)}`,
 });
 
-/** A soft-deleted task (or one Kubernetes is removing) answers 404 everywhere (CONTRACT.md §3). */
+/** A soft-deleted task (or one Kubernetes is removing) answers 404 everywhere (docs/api.md#tasks). */
 export const isDeleted = (task: Task): boolean =>
   task.spec.deletedAt !== undefined || task.metadata.deletionTimestamp !== undefined;
 

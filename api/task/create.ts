@@ -17,7 +17,7 @@ import type { AddPromptBody, CreateTaskBody } from './schemas.js';
 export const WORKSPACE_LABEL = 'agentry.dev/workspace';
 const TITLE_LENGTH = 80;
 
-/** CONTRACT.md §3: the prompt's first line cut to 80 characters (whole code points, never half a pair). */
+/** docs/api.md#tasks: the prompt's first line cut to 80 characters (whole code points, never half a pair). */
 export function defaultTitle(prompt: string): string {
   const line = prompt
     .split(/\r?\n/)
@@ -39,7 +39,7 @@ export function promptSpecOf(
   return prompt;
 }
 
-/** A workspace made for one task (CONTRACT.md §4); the operator deletes it when it purges the task. */
+/** A workspace made for one task (docs/api.md#agent-computers); the operator deletes it when it purges the task. */
 /** A workspace of its own for a task without workspaceId (it counts against limits.agentComputers). */
 function createEphemeralWorkspace(
   deps: TaskRoutesDeps,
@@ -71,7 +71,7 @@ function taskObject(
     owner: principal.user,
     visibility,
     githubUrl,
-    // CONTRACT.md §3: the branch defaults to main when a repository is given.
+    // docs/api.md#tasks: the branch defaults to main when a repository is given.
     branch: body.branchName ?? (githubUrl === undefined ? undefined : 'main'),
     prompts: [promptSpecOf({ prompt: body.prompt, files: body.files, skills: body.skills }, fields.now)],
     shareId: visibility === 'public' ? randomUUID() : undefined,
@@ -106,7 +106,7 @@ async function removeWorkspace(deps: TaskRoutesDeps, ac: AgentComputer, logger: 
 }
 
 /**
- * POST /tasks (DESIGN.md §4 step 1): policy and limits, then the workspace (an existing one, or an
+ * POST /tasks (docs/architecture.md#the-life-of-a-task step 1): policy and limits, then the workspace (an existing one, or an
  * ephemeral one made here), then the Task with its first prompt. All or nothing: a Task that
  * cannot be created takes its new workspace with it.
  */

@@ -33,12 +33,12 @@ export interface TaskEventStreamOptions {
 
 type FollowOutcome = 'recheck' | 'retry';
 
-/** `id`, `event`, `data` (CONTRACT.md §3); JSON.stringify never emits a raw newline, so one data line. */
+/** `id`, `event`, `data` (docs/api.md#tasks); JSON.stringify never emits a raw newline, so one data line. */
 const eventFrame = (event: TaskEvent): string =>
   `id: ${event.seq}\nevent: event\ndata: ${JSON.stringify(event)}\n\n`;
 
 /**
- * GET /tasks/:id/events (CONTRACT.md §3, DESIGN.md §4 step 5): the task's events as server-sent
+ * GET /tasks/:id/events (docs/api.md#tasks, docs/architecture.md#the-life-of-a-task step 5): the task's events as server-sent
  * events: first what the operator archived to object storage (finished prompts), then the live tail
  * proxied from the workspace's runner; resumable, each event exactly once across reconnects (seq
  * never repeats, never skips), closed with `done` only once the operator has recorded every

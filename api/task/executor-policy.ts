@@ -3,7 +3,7 @@ import type { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import { ApiError } from '../errors.js';
 
 /**
- * Whether a prompt may run with this executor and model (CONTRACT.md §3): the installation must
+ * Whether a prompt may run with this executor and model (docs/api.md#tasks): the installation must
  * know the executor (400, detail path `executor`), the organization must not have disabled it
  * (403 `agent_disabled`), and a model must be on the executor's list when it has one (400, `model`).
  */

@@ -9,7 +9,7 @@ import type { RouteDefinition } from '../route.js';
 
 const TAG = 'Files';
 
-/** CONTRACT.md §5: the default largest upload. */
+/** docs/api.md#files-and-artifacts: the default largest upload. */
 export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
 /** How long an upload URL (and a runner's download URL) stays valid. */
 export const FILE_URL_TTL_SECONDS = 3600;

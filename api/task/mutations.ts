@@ -9,7 +9,7 @@ import { ApiError } from '../errors.js';
  * Undefined means "nothing to change" (no write, no new resourceVersion).
  */
 
-/** CONTRACT.md §8: prompts and history of one task stay under ~900 KB (etcd's objects are ~1.5 MB). */
+/** docs/api.md#limits: prompts and history of one task stay under ~900 KB (etcd's objects are ~1.5 MB). */
 export const MAX_TASK_PROMPT_BYTES = 900_000;
 /** TaskSpecSchema's bound on prompts. */
 export const MAX_TASK_PROMPTS = 1000;

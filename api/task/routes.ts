@@ -209,7 +209,7 @@ const deleteTaskRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     },
   });
 
-/** The task routes of CONTRACT.md §3. The API writes intent only; the operator does the rest. */
+/** The task routes of docs/api.md#tasks. The API writes intent only; the operator does the rest. */
 export const taskRoutes = (deps: TaskRoutesDeps): RouteDefinition[] => [
   createTaskRoute(deps),
   listTasksRoute(deps),

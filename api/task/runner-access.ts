@@ -11,7 +11,7 @@ import { promptLastSeq } from './archived-events.js';
 
 /**
  * The runner of a task's workspace, when the workspace is Ready and says where it listens; the
- * API only ever reads from it (DESIGN.md §1). Undefined while it provisions, sleeps or is gone.
+ * API only ever reads from it (docs/architecture.md#programs). Undefined while it provisions, sleeps or is gone.
  */
 export function runnerOf(
   readModel: ReadModel,

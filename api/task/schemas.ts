@@ -10,7 +10,7 @@ import { ResourceIdSchema } from '../ids.js';
 import { PaginationQuerySchema } from '../pagination.js';
 
 /**
- * Request and response shapes of the task API (CONTRACT.md §3), declared once: they validate
+ * Request and response shapes of the task API (docs/api.md#tasks), declared once: they validate
  * requests and generate the OpenAPI document.
  */
 
@@ -21,7 +21,7 @@ const promptText = z.string().min(1).max(MAX_PROMPT_LENGTH);
 
 /**
  * Where an uploaded file lands under /code: a relative path that cannot climb out of it
- * (same rule as artifact names, CONTRACT.md §5).
+ * (same rule as artifact names, docs/api.md#files-and-artifacts).
  */
 export function hasControlCharacter(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
@@ -96,7 +96,7 @@ const branchField = z
     'must be a git branch name',
   );
 
-/** POST /tasks (CONTRACT.md §3 table). Unknown fields are rejected. */
+/** POST /tasks (docs/api.md#tasks table). Unknown fields are rejected. */
 export const CreateTaskBodySchema = z.strictObject({
   prompt: promptText,
   executor: executorName.optional(),
@@ -161,7 +161,7 @@ export const VisibilityResultSchema = z.object({
   shareUrl: z.string().nullable(),
 });
 
-/** One execution event (CONTRACT.md §3), as the runner logged it. */
+/** One execution event (docs/api.md#tasks), as the runner logged it. */
 export const TaskEventRecordSchema = z.object({
   seq: z.number().int(),
   timestamp: z.string(),

@@ -13,7 +13,7 @@ export interface ShareLinkOptions {
 }
 
 /**
- * GET /v1/share/:token (CONTRACT.md §3): a public task, read-only, without an API key. The token
+ * GET /v1/share/:token (docs/api.md#tasks): a public task, read-only, without an API key. The token
  * is `<shareId>.<mac>`: a forged or revoked one (the task made private, which drops its share id)
  * and a task no longer public or deleted all answer the same 404.
  */

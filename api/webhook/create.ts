@@ -22,7 +22,7 @@ export const webhookSecretName = (id: string): string => `webhook-${id}`;
 export const WEBHOOK_SECRET_KEY = 'secret';
 const WEBHOOK_SECRET_TYPE = 'agentry.dev/webhook-secret';
 
-/** CONTRACT.md §6: POST /webhooks `{ url, events, description?, secret? }`; events are deduplicated. */
+/** docs/api.md#webhooks: POST /webhooks `{ url, events, description?, secret? }`; events are deduplicated. */
 export const CreateWebhookBodySchema = z.strictObject({
   url: z.url().max(2048),
   events: z

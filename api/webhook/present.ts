@@ -3,7 +3,7 @@ import { WebhookEventTypeSchema } from '../../crds/index.js';
 import type { Webhook } from '../../crds/index.js';
 import { isoMillis } from '../agent-computer/present.js';
 
-/** The webhook record of CONTRACT.md §6. The secret itself is never part of it, only whether there is one. */
+/** The webhook record of docs/api.md#webhooks. The secret itself is never part of it, only whether there is one. */
 export const WebhookRecordSchema = z.object({
   /** A UUID; the name of one made with kubectl (api/ids.ts). */
   id: z.string(),

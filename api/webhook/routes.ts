@@ -127,7 +127,7 @@ const publicKeyRoute = (signingKeys: SigningKeysCache): RouteDefinition =>
     handler: async () => ({ status: 200, body: (await signingKeys.get()).publicKeyDocument() }),
   });
 
-/** The webhook routes of CONTRACT.md §6; deliveries are the operator's. */
+/** The webhook routes of docs/api.md#webhooks; deliveries are the operator's. */
 export const webhookRoutes = (
   deps: WebhookRoutesDeps & { publicUrl: string; signingKeys: SigningKeysCache },
 ): RouteDefinition[] => [

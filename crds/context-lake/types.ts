@@ -17,7 +17,7 @@ export const CONTEXT_LAKE_NAME = 'context-lake';
 /** The Secret (same namespace, owned by the ContextLake) holding the values of its `${secrets:<key>}` references. */
 export const CONTEXT_LAKE_SECRET_NAME = 'context-lake-credentials';
 
-/** CONTRACT.md §7: dataset and view names are SQL identifiers. */
+/** docs/api.md#context-lake: dataset and view names are SQL identifiers. */
 export const lakeObjectName = z
   .string()
   .regex(
@@ -43,7 +43,7 @@ export const ViewSchema = z.object({
 });
 export type View = z.infer<typeof ViewSchema>;
 
-/** The spicepod: the lake's whole configuration (SPEC.md part 2, Configuration). */
+/** The spicepod: the lake's whole configuration (docs/api.md part 2, Configuration). */
 export const SpicepodSchema = z.object({
   version: z.literal('v1').default('v1'),
   kind: z.literal('Spicepod').default('Spicepod'),
@@ -58,7 +58,7 @@ export const ContextLakeSpecSchema = z.object({
   operatingMode: OperatingModeSchema.default('Hibernated'),
   runtime: RuntimeSchema.optional(),
   resources: WorkloadResourcesSchema.optional(),
-  /** Pause after this long without a query; 0s never (CONTRACT.md §7: 15 minutes). */
+  /** Pause after this long without a query; 0s never (docs/api.md#context-lake: 15 minutes). */
   idleTimeout: DurationSchema.default('15m'),
   /** Changing it redeploys the lake server. */
   restartedAt: isoTimestamp.optional(),

@@ -3,7 +3,7 @@ import { ConditionsSchema, GROUP, VERSION, dnsLabel } from '../meta.js';
 import { defineCustomResource } from '../resource.js';
 import type { CustomResource } from '../resource.js';
 
-/** Executors every Agentry install knows; operators may configure more (CONTRACT.md §3). */
+/** Executors every Agentry install knows; operators may configure more (docs/api.md#tasks). */
 export const BUILTIN_EXECUTORS = ['claude', 'gemini', 'codex', 'opencode', 'shell'] as const;
 
 export const executorName = z
@@ -13,7 +13,7 @@ export const executorName = z
   .regex(/^[a-z][a-z0-9-]*$/, 'must be a lowercase executor name');
 
 export const OrganizationLimitsSchema = z.object({
-  /** Registered outbound webhooks (CONTRACT.md §6: default 3). */
+  /** Registered outbound webhooks (docs/api.md#webhooks: default 3). */
   webhooks: z.number().int().min(0).max(1000).default(3),
   /** Tasks with a pending or running prompt at once. */
   concurrentTasks: z.number().int().min(0).max(10000).default(10),

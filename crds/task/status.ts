@@ -19,7 +19,7 @@ export function promptStatusOf(prompt: PromptSpec, entry: PromptStatusEntry | un
   return entry?.status ?? 'pending';
 }
 
-/** CONTRACT.md §3: running while any prompt is pending or running, else after the latest prompt. */
+/** docs/api.md#tasks: running while any prompt is pending or running, else after the latest prompt. */
 export function taskStatusOf(statuses: readonly PromptStatus[]): TaskStatusValue {
   if (statuses.some((status) => !isTerminal(status))) return 'running';
   switch (statuses.at(-1)) {

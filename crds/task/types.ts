@@ -4,7 +4,7 @@ import { executorName } from '../organization/types.js';
 import { defineCustomResource } from '../resource.js';
 import type { CustomResource } from '../resource.js';
 
-/** CONTRACT.md §8: one prompt is at most 100,000 characters. */
+/** docs/api.md#limits: one prompt is at most 100,000 characters. */
 export const MAX_PROMPT_LENGTH = 100_000;
 
 export const VisibilitySchema = z.enum(['private', 'shared', 'public']);
@@ -123,7 +123,7 @@ export const TaskConditions = {
 
 export const TaskStatusSchema = z.object({
   observedGeneration: z.number().int().optional(),
-  /** Derived from the prompts (CONTRACT.md §3); kept for printer columns and webhooks. */
+  /** Derived from the prompts (docs/api.md#tasks); kept for printer columns and webhooks. */
   status: TaskStatusValueSchema.optional(),
   prompts: z.array(PromptStatusEntrySchema).max(1000).optional(),
   completedAt: isoTimestamp.optional(),

@@ -44,7 +44,7 @@ export interface ContextLakeReconcilerOptions {
 export const lakeTokenSecretName = (lake: ContextLake): string => `${lake.metadata.name}-lake-token`;
 
 /**
- * Converges a ContextLake (DESIGN.md §5): the token Secret, the lake server in its runtime, its
+ * Converges a ContextLake (docs/architecture.md#the-context-lake): the token Secret, the lake server in its runtime, its
  * configuration (secret references resolved, pushed when the lake serves another generation), idle
  * hibernation, and status (vmStatus, per-dataset status, conditions), written once per pass with
  * resourceVersion checks so the S3 counters others write are never lost.

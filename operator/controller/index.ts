@@ -1,4 +1,4 @@
-// The controller runtime (DESIGN.md §8): what reconcilers and the operator's entry point import.
+// The controller runtime (docs/architecture.md#controller-runtime): what reconcilers and the operator's entry point import.
 export type { Caches } from './caches.js';
 export { Controller, controllerOwnerOf, parseRequestKey, requestKey } from './controller.js';
 export type { ControllerOptions } from './controller.js';

@@ -1,4 +1,4 @@
-// The `kubevirt` runtime (DESIGN.md §3): a workload (an AgentComputer's runner, a ContextLake's lake
+// The `kubevirt` runtime (docs/architecture.md#runtimes): a workload (an AgentComputer's runner, a ContextLake's lake
 // server) as a kubevirt.io/v1 VirtualMachine whose root disk is a DataVolume (kept across
 // hibernation and redeploys), booted with cloud-init from a Secret, reached through a Service and
 // fenced by a NetworkPolicy.

@@ -1,4 +1,4 @@
-// The NetworkPolicy every workload gets (DESIGN.md §3): only the API server and the operator may
+// The NetworkPolicy every workload gets (docs/architecture.md#runtimes): only the API server and the operator may
 // reach the runner; the workload may reach the internet but not the cluster or cloud metadata.
 import type { OwnerReference } from '../../crds/index.js';
 import type { EgressAllowance } from '../../platform/workload-placement.js';

@@ -1,4 +1,4 @@
-// The `pod` runtime (DESIGN.md §3): a workload (an AgentComputer's runner, a ContextLake's lake
+// The `pod` runtime (docs/architecture.md#runtimes): a workload (an AgentComputer's runner, a ContextLake's lake
 // server) as a Pod, a PVC for its disk, a Service and a NetworkPolicy. Hibernate deletes the Pod and
 // keeps the rest; a redeploy is a new Pod on the same disk.
 import type { OwnerReference } from '../../crds/index.js';

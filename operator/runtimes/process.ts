@@ -85,7 +85,7 @@ const confinementOf = (options: ProcessRuntimeOptions, logger: Logger): Workload
   });
 
 /**
- * The `process` runtime (DESIGN.md §3, the embedded default): each agent computer's runner is a
+ * The `process` runtime (docs/architecture.md#runtimes, the embedded default): each agent computer's runner is a
  * child process of the operator working in `<dataDir>/workspaces/<namespace>/<name>/code`, each
  * context lake's server one working in `<dataDir>/lakes/<namespace>/<name>/data`.
  * Hibernation stops the process and keeps the directory; a crashed runner is restarted with

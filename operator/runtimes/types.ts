@@ -105,7 +105,7 @@ export function workloadProgram(object: Pick<KubeObject, 'kind'>): WorkloadProgr
 }
 
 /**
- * Where a workload runs (DESIGN.md §3). Implementations are idempotent and level-based: `apply`
+ * Where a workload runs (docs/architecture.md#runtimes). Implementations are idempotent and level-based: `apply`
  * converges the workload to `object.spec` (operatingMode, resources, restartedAt) and reports.
  */
 export interface WorkloadRuntime {

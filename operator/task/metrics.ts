@@ -2,7 +2,7 @@ import { Counter, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 
 /**
- * Task metrics (DESIGN.md §9). Labels are bounded: the executor (a configured name) and the
+ * Task metrics (docs/architecture.md#observability). Labels are bounded: the executor (a configured name) and the
  * outcome, never a task id.
  */
 export class TaskMetrics {

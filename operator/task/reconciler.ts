@@ -99,7 +99,7 @@ const awaitsDispatch = (entry: PromptStatusEntry): boolean =>
   entry.status === 'pending' && entry.dispatchedAt === undefined;
 
 /**
- * Converges a Task (DESIGN.md §4): resumes its workspace while prompts wait, dispatches them to the
+ * Converges a Task (docs/architecture.md#the-life-of-a-task): resumes its workspace while prompts wait, dispatches them to the
  * runner in order (idempotent by prompt id), records each prompt's progress as the runner reports it,
  * cancels what the client canceled or deleted, enforces time limits, and purges soft-deleted tasks
  * after retention. The runner is the source of truth for a dispatched prompt: a restarted operator
@@ -277,7 +277,7 @@ export class TaskReconciler implements Reconciler {
     return pass.entries.some((entry) => !isTerminal(entry.status));
   }
 
-  /** A prompt for a hibernated workspace resumes it (CONTRACT.md §3), as `POST /agent-computers/:id/start` would. */
+  /** A prompt for a hibernated workspace resumes it (docs/api.md#tasks), as `POST /agent-computers/:id/start` would. */
   private async resumeWorkspace(workspace: AgentComputer): Promise<void> {
     if (workspace.spec.operatingMode === 'Running' || workspace.metadata.deletionTimestamp !== undefined)
       return;

@@ -20,7 +20,7 @@ export interface UploadedFileExpiryOptions {
   objectStore: ObjectStore;
   logger: Logger;
   registry: Registry;
-  /** CONTRACT.md §5: unused uploads expire after 24 h. */
+  /** docs/api.md#files-and-artifacts: unused uploads expire after 24 h. */
   maxAgeMs?: number;
   /** How often each organization's uploads are swept; also once per organization at start. Default 1 h. */
   intervalMs?: number;

@@ -24,7 +24,7 @@ const startedNow = (before: PromptStatusEntry | undefined, after: PromptStatusEn
 };
 
 /**
- * The webhook events of one status write (CONTRACT.md §6): `task.created` on the first write,
+ * The webhook events of one status write (docs/api.md#webhooks): `task.created` on the first write,
  * `task.running` when a prompt starts (a follow-up prompt too), and `task.<outcome>` when the task
  * leaves `running`. Pure: the caller writes them into the outbox in that same status write.
  */

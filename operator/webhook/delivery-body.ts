@@ -2,7 +2,7 @@ import type { OutboxEntry, Task, TaskStatusValue, WebhookEventType } from '../..
 import { presentTask } from '../../platform/task-record.js';
 import type { TaskPresentation, TaskRecord } from '../../platform/task-record.js';
 
-/** The task status an event reports: a task that was just created is already running (CONTRACT.md §3). */
+/** The task status an event reports: a task that was just created is already running (docs/api.md#tasks). */
 const STATUS_OF_EVENT: Readonly<Record<WebhookEventType, TaskStatusValue>> = {
   'task.created': 'running',
   'task.running': 'running',
@@ -21,7 +21,7 @@ export interface DeliveryBody {
 }
 
 /**
- * The body of a delivery (CONTRACT.md §6): the task record as it is now, without prompts, with the
+ * The body of a delivery (docs/api.md#webhooks): the task record as it is now, without prompts, with the
  * status of the event it reports (a retry of `task.running` still says running, with no completedAt,
  * after the task ended).
  */

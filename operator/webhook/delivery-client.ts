@@ -7,7 +7,7 @@ import { AGENTRY_VERSION } from '../../platform/version.js';
 import { TargetRefusedError, pinnedLookup, resolveWebhookTarget } from '../../platform/outbound-targets.js';
 import type { HostLookup } from '../../platform/outbound-targets.js';
 
-/** CONTRACT.md §6: 15 s without an answer is a failure. */
+/** docs/api.md#webhooks: 15 s without an answer is a failure. */
 export const ATTEMPT_TIMEOUT_MS = 15_000;
 /** What is read of an answer before it is discarded: receivers have nothing to tell us in a body. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -88,7 +88,7 @@ function describeNetworkError(err: unknown): string {
 }
 
 /**
- * One delivery attempt (CONTRACT.md §6): checks the target again (DNS can change, and so can the
+ * One delivery attempt (docs/api.md#webhooks): checks the target again (DNS can change, and so can the
  * organization's policy), then POSTs to the checked address with the Standard Webhooks headers. 2xx
  * is success, 410 is gone, anything else (3xx included: redirects are never followed, they could
  * lead anywhere) or no answer within the timeout is a failure.

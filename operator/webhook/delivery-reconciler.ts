@@ -68,7 +68,7 @@ interface Pass {
 }
 
 /**
- * Delivers the webhook outbox of a Task (DESIGN.md §4, CONTRACT.md §6). The Task reconciler writes
+ * Delivers the webhook outbox of a Task (docs/architecture.md#the-life-of-a-task, docs/api.md#webhooks). The Task reconciler writes
  * one entry per subscribed webhook in the same status write as the transition; this reconciler
  * POSTs the due ones (different webhooks concurrently, one webhook's entries in order), then writes
  * the outcome into the Task's status: an entry leaves the outbox only once it succeeded, failed for

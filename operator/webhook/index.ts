@@ -32,7 +32,7 @@ export interface WebhookDeliveryOptions {
   workers?: number;
   /** Attempts in flight at once to one webhook, across all tasks. Default 4. */
   perWebhookConcurrency?: number;
-  /** Without an answer for this long, an attempt fails. Default 15 s (CONTRACT.md §6); shorter in tests. */
+  /** Without an answer for this long, an attempt fails. Default 15 s (docs/api.md#webhooks); shorter in tests. */
   attemptTimeoutMs?: number;
   /** Replaces DNS (tests). */
   lookup?: HostLookup;

@@ -16,7 +16,7 @@ export type DeliveryOutcome = 'success' | 'failure' | 'exhausted' | 'gone' | 'dr
 export type AttemptResult = 'success' | 'failure' | 'gone';
 
 /**
- * Webhook delivery metrics (DESIGN.md §9). Labels are bounded: the event type and a small outcome
+ * Webhook delivery metrics (docs/architecture.md#observability). Labels are bounded: the event type and a small outcome
  * enum, never a webhook name, task id or URL.
  */
 export class WebhookMetrics {

@@ -1,7 +1,7 @@
 import { parseDuration } from '../../platform/duration.js';
 
 /**
- * When a failed webhook delivery is tried again (CONTRACT.md §6). A schedule lists the delays after
+ * When a failed webhook delivery is tried again (docs/api.md#webhooks). A schedule lists the delays after
  * each failed attempt: the first attempt is immediate, attempt n+1 follows attempt n by
  * `schedule[n-1]`, and once the last delay is used up the next failure is final. The default is the
  * Standard Webhooks example schedule: attempts at 0, then +5s, +5m, +30m, +2h, +5h, +10h, +10h

@@ -2,7 +2,7 @@ import type { Dataset } from '../../crds/context-lake/types.js';
 import { parseDuration } from '../duration.js';
 
 /**
- * What a dataset's `from` and `params` mean (CONTRACT.md §7), checked and parsed once: the API
+ * What a dataset's `from` and `params` mean (docs/api.md#context-lake), checked and parsed once: the API
  * server answers its 400s from the issues, the lake server loads from the parsed source.
  */
 
@@ -46,7 +46,7 @@ export interface FileSource {
 
 export type DatasetSource = S3Source | HttpsSource | FileSource;
 
-/** One problem, in the validation shape of CONTRACT.md §1 (`path` like `params.s3_key`). */
+/** One problem, in the validation shape of docs/api.md#errors (`path` like `params.s3_key`). */
 export interface DatasetIssue {
   path: string;
   message: string;

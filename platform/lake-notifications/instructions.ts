@@ -1,6 +1,6 @@
 import type { NotificationQueue } from './types.js';
 
-/** The events whose notifications refresh a dataset (SPEC.md §6: object created and object removed). */
+/** The events whose notifications refresh a dataset (docs/api.md#events: object created and object removed). */
 export const NOTIFICATION_EVENTS = ['s3:ObjectCreated:*', 's3:ObjectRemoved:*'] as const;
 
 /** Bucket and key (or prefix) of an `s3://bucket/key` URI. */
@@ -28,7 +28,7 @@ export function bucketNotificationConfiguration(queueArn: string, prefix: string
   };
 }
 
-/** The steps of SPEC.md §6 for one dataset, naming its bucket, its key prefix and the queue. */
+/** The steps of docs/api.md#events for one dataset, naming its bucket, its key prefix and the queue. */
 export function notificationInstructions(queue: NotificationQueue, datasetFrom: string): string[] {
   const { bucket, prefix } = bucketAndPrefixOf(datasetFrom);
   const configuration = JSON.stringify(bucketNotificationConfiguration(queue.queueArn, prefix));

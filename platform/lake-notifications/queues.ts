@@ -106,7 +106,7 @@ function* sqsBatches(messages: readonly QueueMessage[]): Generator<readonly Queu
 }
 
 /**
- * One SQS queue per organization for its S3 bucket events (CONTRACT.md §7): the API server ensures
+ * One SQS queue per organization for its S3 bucket events (docs/api.md#context-lake): the API server ensures
  * it when a dataset is saved with notifications, the operator ensures it too and long-polls it.
  */
 export class SqsNotificationQueues implements NotificationQueues {

@@ -1,5 +1,5 @@
 /**
- * S3 bucket notifications for context lakes (DESIGN.md §5): one SQS queue per organization. The
+ * S3 bucket notifications for context lakes (docs/architecture.md#the-context-lake): one SQS queue per organization. The
  * API server ensures the queue when a dataset is saved with `notifications: true` and answers
  * its ARN; the operator long-polls it. Implemented in platform/lake-notifications/queues.ts.
  */
@@ -11,7 +11,7 @@ export interface NotificationQueue {
   region: string;
 }
 
-/** What POST /datasets and PATCH /config answer for a dataset with notifications (CONTRACT.md §7). */
+/** What POST /datasets and PATCH /config answer for a dataset with notifications (docs/api.md#context-lake). */
 export interface NotificationSetup {
   queueArn: string;
   region: string;

@@ -1,5 +1,5 @@
 /**
- * The artifact filename rules of CONTRACT.md §5, in one place: the API checks every name a client
+ * The artifact filename rules of docs/api.md#files-and-artifacts, in one place: the API checks every name a client
  * sends (upload, upload-url, download, delete) with them, and anything that syncs `/code/artifacts`
  * into object storage can use the same rules, so a name accepted on one side is accepted on the other.
  *

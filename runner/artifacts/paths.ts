@@ -4,7 +4,7 @@ import { lstat, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkArtifactName } from '../../platform/objectstore/artifact-names.js';
 
-/** The artifacts directory inside the working directory (CONTRACT.md §5: `/code/artifacts/`). */
+/** The artifacts directory inside the working directory (docs/api.md#files-and-artifacts: `/code/artifacts/`). */
 export const artifactsRoot = (workdir: string): string => join(workdir, 'artifacts');
 
 /** Temporary files of an upload in progress end in this; the manifest never lists them. */
@@ -24,7 +24,7 @@ export class ArtifactPathError extends Error {
 
 /**
  * Why `path` cannot name an artifact, or undefined when it can: the API's artifact filename rules
- * (CONTRACT.md §5: relative, no `.` or `..` or empty segments, no backslash, no control characters,
+ * (docs/api.md#files-and-artifacts: relative, no `.` or `..` or empty segments, no backslash, no control characters,
  * length limits), so a name one side accepts the other accepts too. The API stores names
  * NFC-normalized; a file whose name is not would map to another object key, so it is refused here.
  */

@@ -1,5 +1,5 @@
 /**
- * The workspace artifacts API (CONTRACT.md §5) against one object store backend: a real API server
+ * The workspace artifacts API (docs/api.md#files-and-artifacts) against one object store backend: a real API server
  * (startTestApi) whose ObjectStore is the backend under test, exercised over HTTP only. It runs against
  * the filesystem store (test/integration/api/artifacts.test.ts) and S3 on moto
  * (test/cluster/artifacts-s3.test.ts). Each test makes a workspace of its own, so tests never see

@@ -11,7 +11,7 @@
 // fresh memory. The bound, 64 MiB, is generous on purpose:
 // no noise reaches it, any buffering passes it. The 30 MiB multipart case uses 24 MiB, below its size.
 //
-// Sizes: a signed upload carries at most 512 MiB by default (CONTRACT.md §8); the server here is
+// Sizes: a signed upload carries at most 512 MiB by default (docs/api.md#limits); the server here is
 // configured for 2 GiB (AGENTRY_SIGNED_UPLOAD_MAX_BYTES) so that the 1 GiB upload goes through.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';

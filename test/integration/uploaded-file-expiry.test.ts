@@ -1,4 +1,4 @@
-// Unused uploads expire (CONTRACT.md §5: after 24 h): the expiry controller on a real controller
+// Unused uploads expire (docs/api.md#files-and-artifacts: after 24 h): the expiry controller on a real controller
 // manager over the embedded store, sweeping a real filesystem object store. Time is moved by giving
 // the controller a clock 25 h ahead, so the files just written count as a day old.
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';

@@ -321,7 +321,7 @@ describe('a delivery', () => {
     expect(verifies(request, publicKeyPem)).toBe(true);
   });
 
-  it('has the body of CONTRACT.md §6: id, type, event, timestamp, taskId and the record without prompts', async () => {
+  it('has the body of docs/api.md#webhooks: id, type, event, timestamp, taskId and the record without prompts', async () => {
     const target = await receiver();
     await createWebhook('wh', target.url);
     await startDelivery();

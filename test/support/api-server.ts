@@ -96,7 +96,7 @@ export async function startTestApi(
     allowPrivateWebhookTargets?: boolean;
     /** Another object store (S3 on moto); default: a directory under the temporary directory. */
     objectStore?: ObjectStore;
-    /** Artifact limits other than CONTRACT.md §8's (a 1 s upload URL, a small request limit). */
+    /** Artifact limits other than docs/api.md#limits's (a 1 s upload URL, a small request limit). */
     artifactLimits?: Partial<ArtifactLimits>;
     /** Dataset connectors of the context lake (the API's default: s3 and https). */
     lakeConnectors?: ReadonlySet<Connector>;

@@ -1,4 +1,4 @@
-// The artifact filename rules of CONTRACT.md §5, case by case.
+// The artifact filename rules of docs/api.md#files-and-artifacts, case by case.
 import { describe, expect, it } from '@jest/globals';
 import {
   MAX_ARTIFACT_NAME_BYTES,

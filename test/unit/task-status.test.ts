@@ -17,7 +17,7 @@ const task = (
   entries: { id: string; status: PromptStatus }[],
 ): Task => taskFixture({ prompts, entries });
 
-describe('task status derived from prompts (CONTRACT.md §3)', () => {
+describe('task status derived from prompts (docs/api.md#tasks)', () => {
   const cases: [number, PromptStatus[], TaskStatusValue][] = [
     [1, ['pending'], 'running'],
     [2, ['running'], 'running'],

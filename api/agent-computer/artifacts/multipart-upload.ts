@@ -63,7 +63,7 @@ export interface ReceiveOptions {
   objectStore: ObjectStore;
   /** The workspace's artifact prefix; each part lands at prefix + its checked filename. */
   prefix: string;
-  /** File bytes per request (CONTRACT.md §8: 32 MiB). */
+  /** File bytes per request (docs/api.md#limits: 32 MiB). */
   maxBytes: number;
 }
 

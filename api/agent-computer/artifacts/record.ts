@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ObjectInfo } from '../../../platform/objectstore/types.js';
 import { checkArtifactName } from '../../../platform/objectstore/artifact-names.js';
 
-/** The artifact record of CONTRACT.md §5. */
+/** The artifact record of docs/api.md#files-and-artifacts. */
 export const ArtifactRecordSchema = z.object({
   filename: z.string(),
   size: z.number().int(),

@@ -26,7 +26,7 @@ import type { RouteDefinition } from '../../route.js';
 const TAG = 'Artifacts';
 const MiB = 1024 * 1024;
 
-/** CONTRACT.md §8 defaults; each configurable. */
+/** docs/api.md#limits defaults; each configurable. */
 export interface ArtifactLimits {
   /** File bytes of one multipart POST (413 beyond). Default 32 MiB. */
   uploadRequestBytes: number;

@@ -32,7 +32,7 @@ export interface LakeNotifications {
 }
 
 /**
- * Adds the `lake-notifications` controller (DESIGN.md §5): for each ContextLake with a dataset whose
+ * Adds the `lake-notifications` controller (docs/architecture.md#the-context-lake): for each ContextLake with a dataset whose
  * `notifications` is true, it ensures the organization's SQS queue, long-polls it, counts the bucket
  * events per dataset in the lake's status and asks a running lake to refresh them. Its loops run
  * only while the controller runs, so only on the leader; before `manager.start` only.

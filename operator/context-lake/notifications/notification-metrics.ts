@@ -2,7 +2,7 @@ import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 
 /**
- * S3 notification metrics (DESIGN.md §9). No organization or dataset labels: their number is
+ * S3 notification metrics (docs/architecture.md#observability). No organization or dataset labels: their number is
  * unbounded; logs carry the namespace.
  */
 export class NotificationMetrics {

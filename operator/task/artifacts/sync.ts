@@ -139,7 +139,7 @@ const describe = (err: unknown): string => (err instanceof Error ? err.message :
 /**
  * One two-way sync of a workspace's /code/artifacts with object storage (three-way against the
  * base the runner keeps; see sync-plan.ts). The operator moves the bytes, streamed, between the
- * runner's API and the store: DESIGN.md §4 says the runner uploads, but the runner holds no
+ * runner's API and the store: docs/architecture.md#the-life-of-a-task says the runner uploads, but the runner holds no
  * credentials and its NetworkPolicy blocks cluster-internal ranges, so an in-cluster store is out
  * of its reach. Idempotent: a crash midway repeats only transfers. Callers serialize per workspace.
  */

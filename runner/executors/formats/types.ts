@@ -19,7 +19,7 @@ export interface ParsedOutcome {
 }
 
 /**
- * Turns one executor's output into CONTRACT.md §3 events, one line at a time. Pure and synchronous:
+ * Turns one executor's output into docs/api.md#tasks events, one line at a time. Pure and synchronous:
  * the runner reads, parses and awaits each event in order. A parser never emits `result` (the runner
  * emits exactly one from `outcome()`), never throws on a malformed line, and ignores event types it
  * does not know, so a newer CLI cannot break a run.

@@ -1,4 +1,4 @@
-// The workspace artifacts API (CONTRACT.md §5) over the filesystem object store, whose signed URLs the
+// The workspace artifacts API (docs/api.md#files-and-artifacts) over the filesystem object store, whose signed URLs the
 // API server itself serves; then the contract's own 32 MiB default, which the shared suite lowers.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';

@@ -15,7 +15,7 @@ afterAll(async () => {
   await api.stop();
 });
 
-describe('authentication (SPEC.md §5, CONTRACT.md §2)', () => {
+describe('authentication (docs/api.md#authentication)', () => {
   it('answers 401 missing_api_key without a key header', async () => {
     const res = await call(api, '/v1/agent-computers');
     expect(res.status).toBe(401);

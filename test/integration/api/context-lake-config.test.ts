@@ -1,6 +1,6 @@
-// The context lake's configuration API (SPEC.md §4.5, CONTRACT.md §7) on a real API server over
+// The context lake's configuration API (docs/api.md#context-lake) on a real API server over
 // the embedded store: GET and PATCH /config, datasets and views, all-or-nothing validation, and
-// the plan and isolation rules of CONTRACT.md §2.
+// the plan and isolation rules of docs/api.md#authentication.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// Dataset credentials (CONTRACT.md §7): literal s3_key and s3_secret values move into the lake's
+// Dataset credentials (docs/api.md#context-lake): literal s3_key and s3_secret values move into the lake's
 // Secret; the configuration, every answer, the stored ContextLake and the logs carry only
 // `${secrets:<key>}` references. Checked on a real API server over the embedded store.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';

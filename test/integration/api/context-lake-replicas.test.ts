@@ -1,4 +1,4 @@
-// Two API replicas over one store save to the same lake at the same time (CONTRACT.md §7): the
+// Two API replicas over one store save to the same lake at the same time (docs/api.md#context-lake): the
 // ContextLake is replaced with the resourceVersion it was computed from, a lost race recomputes
 // on the fresh configuration, and credentials pruned by one replica never include those another
 // replica has written for a save still in progress. No change is lost.

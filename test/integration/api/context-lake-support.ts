@@ -9,7 +9,7 @@ import type { TestApi } from '../../support/api-server.js';
 
 export const lakeNamespace = (org: string): string => `agentry-org-${org}`;
 
-/** CONTRACT.md §1: the data-context error body, exactly these fields. */
+/** docs/api.md#errors: the data-context error body, exactly these fields. */
 export const LakeErrorSchema = z.strictObject({
   error: z.string().min(1),
   code: z.string(),

@@ -18,7 +18,7 @@ afterAll(async () => {
 const agentComputerCount = async (): Promise<number> =>
   (await api.store.list(AgentComputerType)).items.length;
 
-describe('bad input gets the documented error and changes nothing (CONTRACT.md §1)', () => {
+describe('bad input gets the documented error and changes nothing (docs/api.md#errors)', () => {
   it('answers malformed JSON with 400 validation_error', async () => {
     const before = await agentComputerCount();
     const res = await call(api, '/v1/agent-computers', { key, method: 'POST', body: '{"name": ' });

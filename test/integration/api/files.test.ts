@@ -1,4 +1,4 @@
-// POST /v1/files and the signed upload URL it answers (CONTRACT.md §5).
+// POST /v1/files and the signed upload URL it answers (docs/api.md#files-and-artifacts).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { call, startTestApi } from '../../support/api-server.js';
 import type { TestApi } from '../../support/api-server.js';
