@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { withoutServerPaths } from './server-paths.js';
 
-/** Every error code the API answers with (docs/api.md part 7, docs/api.md#errors). A closed union. */
+/** Every error code the API answers with (docs/api.md#errors). A closed union. */
 export type ApiErrorCode =
   | 'missing_api_key'
   | 'invalid_api_key'

@@ -84,7 +84,7 @@ function datasetStatus(
         }
       : {};
   const notifications = dataset.notifications === true;
-  // While paused nothing is loaded, whatever was observed before: docs/api.md part 3.
+  // While paused nothing is loaded, whatever was observed before: docs/api.md#context-lake.
   if (paused) return { ok: false, status: 'unknown', connectorId, notifications, ...counters };
   if (observed === undefined) return { ok: false, status: 'pending', connectorId, notifications };
   return {
@@ -98,7 +98,7 @@ function datasetStatus(
 }
 
 /**
- * GET /status (docs/api.md part 2, Status): every dataset of the configuration, as the operator last
+ * GET /status (docs/api.md#context-lake): every dataset of the configuration, as the operator last
  * observed it; `pending` when it has not yet; `unknown` while the lake is paused.
  */
 export function presentStatus(

@@ -62,7 +62,7 @@ export const NameParamsSchema = z.object({ name: z.string().max(253) });
 
 export const SqlBodySchema = z.strictObject({ query: z.string().min(1).max(1_000_000) });
 
-/** docs/api.md part 6: what a save with `notifications: true` answers, for the bucket owner. */
+/** docs/api.md#context-lake: what a save with `notifications: true` answers, for the bucket owner. */
 export const NotificationSetupSchema = z.object({
   queueArn: z.string(),
   region: z.string(),

@@ -43,7 +43,7 @@ export const ViewSchema = z.object({
 });
 export type View = z.infer<typeof ViewSchema>;
 
-/** The spicepod: the lake's whole configuration (docs/api.md part 2, Configuration). */
+/** The spicepod: the lake's whole configuration (docs/api.md#context-lake). */
 export const SpicepodSchema = z.object({
   version: z.literal('v1').default('v1'),
   kind: z.literal('Spicepod').default('Spicepod'),

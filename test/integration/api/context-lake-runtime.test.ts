@@ -1,4 +1,4 @@
-// The lake's VM and status as the API shows them (docs/api.md parts 2–3, docs/api.md#context-lake): GET /status
+// The lake's VM and status as the API shows them (docs/api.md#context-lake): GET /status
 // derived from the ContextLake status the operator writes (played here by the test), the intents
 // written by /start, /stop and /redeploy, and POST /sql's wake-up and time limit.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
