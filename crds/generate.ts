@@ -74,6 +74,12 @@ function asSchema(value: unknown, path: string): JsonSchema {
   return value;
 }
 
+// The envelope every Kubernetes object shares, described in Kubernetes' own words.
+const API_VERSION_DESCRIPTION =
+  'APIVersion defines the versioned schema of this representation of an object, e.g. agentry.dev/v1alpha1.';
+const KIND_DESCRIPTION = 'Kind is a string value representing the REST resource this object represents.';
+const METADATA_DESCRIPTION = "Standard object's metadata: name, namespace, labels, annotations …";
+
 function openApiSchema(type: CustomResourceType): JsonSchema {
   const convert = (schema: z.ZodType, name: string) =>
     toStructuralSchema(
@@ -84,9 +90,9 @@ function openApiSchema(type: CustomResourceType): JsonSchema {
     type: 'object',
     description: type.description,
     properties: {
-      apiVersion: { type: 'string' },
-      kind: { type: 'string' },
-      metadata: { type: 'object' },
+      apiVersion: { type: 'string', description: API_VERSION_DESCRIPTION },
+      kind: { type: 'string', description: KIND_DESCRIPTION },
+      metadata: { type: 'object', description: METADATA_DESCRIPTION },
       spec: convert(type.specSchema, 'spec'),
       status: convert(type.statusSchema, 'status'),
     },
