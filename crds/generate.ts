@@ -78,7 +78,6 @@ function asSchema(value: unknown, path: string): JsonSchema {
 const API_VERSION_DESCRIPTION =
   'APIVersion defines the versioned schema of this representation of an object, e.g. agentry.dev/v1alpha1.';
 const KIND_DESCRIPTION = 'Kind is a string value representing the REST resource this object represents.';
-const METADATA_DESCRIPTION = "Standard object's metadata: name, namespace, labels, annotations …";
 
 function openApiSchema(type: CustomResourceType): JsonSchema {
   const convert = (schema: z.ZodType, name: string) =>
@@ -92,7 +91,8 @@ function openApiSchema(type: CustomResourceType): JsonSchema {
     properties: {
       apiVersion: { type: 'string', description: API_VERSION_DESCRIPTION },
       kind: { type: 'string', description: KIND_DESCRIPTION },
-      metadata: { type: 'object', description: METADATA_DESCRIPTION },
+      // The API server refuses anything on metadata but its type (it describes ObjectMeta itself).
+      metadata: { type: 'object' },
       spec: convert(type.specSchema, 'spec'),
       status: convert(type.statusSchema, 'status'),
     },

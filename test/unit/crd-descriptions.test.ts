@@ -47,7 +47,9 @@ describe('CRD field descriptions', () => {
     'every field of the %s CRD has a description',
     (kind, type) => {
       const schema = openApiV3Schema(customResourceDefinition(type));
-      expect(undescribedPaths(schema, kind.toLowerCase())).toEqual([]);
+      // The API server refuses a description on metadata; `kubectl explain` shows ObjectMeta's own.
+      const undescribed = undescribedPaths(schema, kind.toLowerCase());
+      expect(undescribed.filter((path) => path !== `${kind.toLowerCase()}.metadata`)).toEqual([]);
     },
   );
 
