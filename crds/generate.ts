@@ -47,7 +47,8 @@ function assertStructural(node: JsonSchema, path: string): void {
  */
 export function toStructuralSchema(node: JsonSchema, path = '<root>'): JsonSchema {
   assertStructural(node, path);
-  const out: JsonSchema = {};
+  // The description first, so that a reader of the YAML finds it right under the field's name.
+  const out: JsonSchema = typeof node.description === 'string' ? { description: node.description } : {};
   for (const [key, value] of Object.entries(node)) {
     if (!isDropped(key, value, node)) out[key] = convertChild(key, value, path);
   }
@@ -86,11 +87,11 @@ function openApiSchema(type: CustomResourceType): JsonSchema {
       name,
     );
   return {
-    type: 'object',
     description: type.description,
+    type: 'object',
     properties: {
-      apiVersion: { type: 'string', description: API_VERSION_DESCRIPTION },
-      kind: { type: 'string', description: KIND_DESCRIPTION },
+      apiVersion: { description: API_VERSION_DESCRIPTION, type: 'string' },
+      kind: { description: KIND_DESCRIPTION, type: 'string' },
       // The API server refuses anything on metadata but its type (it describes ObjectMeta itself).
       metadata: { type: 'object' },
       spec: convert(type.specSchema, 'spec'),

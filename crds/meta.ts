@@ -98,29 +98,38 @@ export const DurationSchema = z
   .string()
   .regex(/^([0-9]+(ns|us|ms|s|m|h))+$/, 'must be a duration such as 15m or 1h');
 
-/** What a workload (VM or pod) gets; the process runtime uses none of it. */
-export const WorkloadResourcesSchema = z.object({
-  cpu: QuantitySchema.optional().describe(
-    'CPU of the VM or pod as a Kubernetes quantity, e.g. 2 or 500m. Omitted: the installation default (chart value workloads.cpu, 2).',
-  ),
-  memory: QuantitySchema.optional().describe(
-    'Memory of the VM or pod as a Kubernetes quantity, e.g. 4Gi. Omitted: the installation default (chart value workloads.memory, 4Gi).',
-  ),
-  disk: QuantitySchema.optional().describe(
-    'Size of the persistent disk as a Kubernetes quantity, e.g. 20Gi; it survives hibernation. It can grow (if the storage class allows expansion) but never shrinks. Omitted: the installation default (chart value workloads.disk, 20Gi).',
-  ),
-  image: z
-    .string()
-    .min(1)
-    .max(512)
-    .optional()
-    .describe(
-      'Image the workload runs. pod runtime: a container image with agentry; kubevirt: a bootable disk image in containerDisk format, or pvc:<namespace>/<name> to clone a prepared PVC. Omitted: the installation default (chart values workloads.runnerImage, workloads.lakeImage).',
+export const WorkloadResourcesSchema = z
+  .object({
+    cpu: QuantitySchema.optional().describe(
+      'CPU of the VM or pod as a Kubernetes quantity, e.g. 2 or 500m. Omitted: the installation default (chart value workloads.cpu, 2).',
     ),
-});
+    memory: QuantitySchema.optional().describe(
+      'Memory of the VM or pod as a Kubernetes quantity, e.g. 4Gi. Omitted: the installation default (chart value workloads.memory, 4Gi).',
+    ),
+    disk: QuantitySchema.optional().describe(
+      'Size of the persistent disk as a Kubernetes quantity, e.g. 20Gi; it survives hibernation. It can grow (if the storage class allows expansion) but never shrinks. Omitted: the installation default (chart value workloads.disk, 20Gi).',
+    ),
+    image: z
+      .string()
+      .min(1)
+      .max(512)
+      .optional()
+      .describe(
+        'Image the workload runs. pod runtime: a container image with agentry; kubevirt: a bootable disk image in containerDisk format, or pvc:<namespace>/<name> to clone a prepared PVC. Omitted: the installation default (chart values workloads.runnerImage, workloads.lakeImage).',
+      ),
+  })
+  .describe(
+    'CPU, memory, disk and image of the VM or pod; the process runtime ignores them. Each omitted value is the installation default.',
+  );
 export type WorkloadResources = z.infer<typeof WorkloadResourcesSchema>;
 
 export const isoTimestamp = z.iso.datetime({ offset: true });
+
+/** status.observedGeneration of every kind. */
+export const ObservedGenerationSchema = z
+  .number()
+  .int()
+  .describe('The metadata.generation the operator last acted on.');
 
 /**
  * Conditions as a list-map keyed by type, so server-side apply merges them per type. Each kind

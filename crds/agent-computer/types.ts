@@ -3,6 +3,7 @@ import {
   ConditionsSchema,
   DurationSchema,
   GROUP,
+  ObservedGenerationSchema,
   OperatingModeSchema,
   RuntimeSchema,
   VERSION,
@@ -43,9 +44,7 @@ export const AgentComputerSpecSchema = z
     operatingMode: OperatingModeSchema.default('Running').describe(
       'Running, or Hibernated: stopped with its disk kept (CPU and memory released). The operator sets Hibernated after idleTimeout and Running when a task needs it. Default: Running.',
     ),
-    resources: WorkloadResourcesSchema.optional().describe(
-      'CPU, memory, disk and image of the VM or pod; the process runtime ignores them. Each omitted value is the installation default.',
-    ),
+    resources: WorkloadResourcesSchema.optional(),
     idleTimeout: DurationSchema.default('15m').describe(
       'Hibernate after this long without a prompt (since it last became ready or a prompt last ran), as a duration such as 15m or 1h30m; 0s never hibernates. Default: 15m.',
     ),
@@ -104,11 +103,7 @@ export const AgentComputerReasons = {
 
 export const AgentComputerStatusSchema = z
   .object({
-    observedGeneration: z
-      .number()
-      .int()
-      .optional()
-      .describe('The metadata.generation the operator last acted on.'),
+    observedGeneration: ObservedGenerationSchema.optional(),
     conditions: ConditionsSchema.optional().describe(
       'Latest observations of the agent computer (Provisioned, Ready, Hibernated); types and reasons in docs/conditions.md.',
     ),

@@ -3,6 +3,7 @@ import {
   ConditionsSchema,
   DurationSchema,
   GROUP,
+  ObservedGenerationSchema,
   OperatingModeSchema,
   RuntimeSchema,
   VERSION,
@@ -98,9 +99,7 @@ export const ContextLakeSpecSchema = z
     runtime: RuntimeSchema.optional().describe(
       "Where the lake server runs: kubevirt (a VM), pod or process (a local process, the embedded default only). Omitted: the operator's default (chart value runtime.default, AGENTRY_DEFAULT_RUNTIME).",
     ),
-    resources: WorkloadResourcesSchema.optional().describe(
-      'CPU, memory, disk and image of the VM or pod; the process runtime ignores them. Each omitted value is the installation default.',
-    ),
+    resources: WorkloadResourcesSchema.optional(),
     idleTimeout: DurationSchema.default('15m').describe(
       'Pause after this long without a query, as a duration such as 15m or 1h30m; 0s never pauses. Default: 15m.',
     ),
@@ -151,11 +150,7 @@ export const ContextLakeConditions = {
 
 export const ContextLakeStatusSchema = z
   .object({
-    observedGeneration: z
-      .number()
-      .int()
-      .optional()
-      .describe('The metadata.generation the operator last acted on.'),
+    observedGeneration: ObservedGenerationSchema.optional(),
     vmStatus: VmStatusSchema.optional().describe(
       'State of the lake server: not_provisioned (never started), provisioning, running (it answers, even while loading), paused (hibernated) or error (cannot start without a change).',
     ),

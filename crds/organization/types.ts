@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConditionsSchema, GROUP, VERSION, dnsLabel } from '../meta.js';
+import { ConditionsSchema, GROUP, ObservedGenerationSchema, VERSION, dnsLabel } from '../meta.js';
 import { defineCustomResource } from '../resource.js';
 import type { CustomResource } from '../resource.js';
 
@@ -12,32 +12,17 @@ export const executorName = z
   .max(63)
   .regex(/^[a-z][a-z0-9-]*$/, 'must be a lowercase executor name');
 
+/** A count the organization may have at once: 0 up to `max`, `fallback` when omitted. */
+const countLimit = (max: number, fallback: number) => z.number().int().min(0).max(max).default(fallback);
+
 export const OrganizationLimitsSchema = z.object({
-  webhooks: z
-    .number()
-    .int()
-    .min(0)
-    .max(1000)
-    .default(3)
-    .describe('Webhooks the organization may register, 0-1000. Default: 3.'),
-  concurrentTasks: z
-    .number()
-    .int()
-    .min(0)
-    .max(10000)
-    .default(10)
-    .describe(
-      'Tasks with a pending or running prompt at once, 0-10000; a task over it is refused. Default: 10.',
-    ),
-  agentComputers: z
-    .number()
-    .int()
-    .min(0)
-    .max(10000)
-    .default(10)
-    .describe(
-      'Agent computers that are not being deleted, 0-10000; a task-made (ephemeral) one counts while it runs, not while hibernated. Default: 10.',
-    ),
+  webhooks: countLimit(1000, 3).describe('Webhooks the organization may register, 0-1000. Default: 3.'),
+  concurrentTasks: countLimit(10000, 10).describe(
+    'Tasks with a pending or running prompt at once, 0-10000; a task over it is refused. Default: 10.',
+  ),
+  agentComputers: countLimit(10000, 10).describe(
+    'Agent computers that are not being deleted, 0-10000; a task-made (ephemeral) one counts while it runs, not while hibernated. Default: 10.',
+  ),
 });
 
 export const OrganizationSpecSchema = z
@@ -92,11 +77,7 @@ export const OrganizationStatusSchema = z
       .string()
       .optional()
       .describe("The namespace the operator made for the organization's resources."),
-    observedGeneration: z
-      .number()
-      .int()
-      .optional()
-      .describe('The metadata.generation the operator last acted on.'),
+    observedGeneration: ObservedGenerationSchema.optional(),
     conditions: ConditionsSchema.optional().describe(
       'Latest observations of the organization (Ready); types and reasons in docs/conditions.md.',
     ),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConditionsSchema, GROUP, VERSION, isoTimestamp } from '../meta.js';
+import { ConditionsSchema, GROUP, ObservedGenerationSchema, VERSION, isoTimestamp } from '../meta.js';
 import { executorName } from '../organization/types.js';
 import { defineCustomResource } from '../resource.js';
 import type { CustomResource } from '../resource.js';
@@ -209,11 +209,7 @@ export const TaskConditions = {
 
 export const TaskStatusSchema = z
   .object({
-    observedGeneration: z
-      .number()
-      .int()
-      .optional()
-      .describe('The metadata.generation the operator last acted on.'),
+    observedGeneration: ObservedGenerationSchema.optional(),
     status: TaskStatusValueSchema.optional().describe(
       'State of the task, derived from its prompts: running while any prompt is pending or running, else completed, failed or canceled after the latest prompt.',
     ),
