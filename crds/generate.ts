@@ -47,7 +47,8 @@ function assertStructural(node: JsonSchema, path: string): void {
  */
 export function toStructuralSchema(node: JsonSchema, path = '<root>'): JsonSchema {
   assertStructural(node, path);
-  const out: JsonSchema = {};
+  // The description first, so that a reader of the YAML finds it right under the field's name.
+  const out: JsonSchema = typeof node.description === 'string' ? { description: node.description } : {};
   for (const [key, value] of Object.entries(node)) {
     if (!isDropped(key, value, node)) out[key] = convertChild(key, value, path);
   }
@@ -74,6 +75,11 @@ function asSchema(value: unknown, path: string): JsonSchema {
   return value;
 }
 
+// The envelope every Kubernetes object shares, described in Kubernetes' own words.
+const API_VERSION_DESCRIPTION =
+  'APIVersion defines the versioned schema of this representation of an object, e.g. agentry.dev/v1alpha1.';
+const KIND_DESCRIPTION = 'Kind is a string value representing the REST resource this object represents.';
+
 function openApiSchema(type: CustomResourceType): JsonSchema {
   const convert = (schema: z.ZodType, name: string) =>
     toStructuralSchema(
@@ -81,11 +87,12 @@ function openApiSchema(type: CustomResourceType): JsonSchema {
       name,
     );
   return {
-    type: 'object',
     description: type.description,
+    type: 'object',
     properties: {
-      apiVersion: { type: 'string' },
-      kind: { type: 'string' },
+      apiVersion: { description: API_VERSION_DESCRIPTION, type: 'string' },
+      kind: { description: KIND_DESCRIPTION, type: 'string' },
+      // The API server refuses anything on metadata but its type (it describes ObjectMeta itself).
       metadata: { type: 'object' },
       spec: convert(type.specSchema, 'spec'),
       status: convert(type.statusSchema, 'status'),

@@ -50,16 +50,30 @@ export type ObjectMeta = z.infer<typeof ObjectMetaSchema>;
 
 /** metav1.Condition: observation with the generation it was made for. */
 export const ConditionSchema = z.object({
-  type: z.string().min(1).max(316),
-  status: z.enum(['True', 'False', 'Unknown']),
-  observedGeneration: z.number().int().min(0).optional(),
-  lastTransitionTime: z.string(),
+  type: z
+    .string()
+    .min(1)
+    .max(316)
+    .describe('Type of the condition in CamelCase, e.g. Ready; unique within the list.'),
+  status: z.enum(['True', 'False', 'Unknown']).describe('Status of the condition: True, False or Unknown.'),
+  observedGeneration: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      'The metadata.generation the condition was set for; older than the current generation, it may be stale.',
+    ),
+  lastTransitionTime: z
+    .string()
+    .describe('When the condition last changed status (RFC 3339, UTC, second precision).'),
   reason: z
     .string()
     .min(1)
     .max(1024)
-    .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/),
-  message: z.string().max(32768),
+    .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/)
+    .describe('Why the condition has its status, as a CamelCase word a program can match on.'),
+  message: z.string().max(32768).describe('Why the condition has its status, in words for people.'),
 });
 export type Condition = z.infer<typeof ConditionSchema>;
 
@@ -84,18 +98,45 @@ export const DurationSchema = z
   .string()
   .regex(/^([0-9]+(ns|us|ms|s|m|h))+$/, 'must be a duration such as 15m or 1h');
 
-export const WorkloadResourcesSchema = z.object({
-  cpu: QuantitySchema.optional(),
-  memory: QuantitySchema.optional(),
-  disk: QuantitySchema.optional(),
-  image: z.string().min(1).max(512).optional(),
-});
+export const WorkloadResourcesSchema = z
+  .object({
+    cpu: QuantitySchema.optional().describe(
+      'CPU of the VM or pod as a Kubernetes quantity, e.g. 2 or 500m. Omitted: the installation default (chart value workloads.cpu, 2).',
+    ),
+    memory: QuantitySchema.optional().describe(
+      'Memory of the VM or pod as a Kubernetes quantity, e.g. 4Gi. Omitted: the installation default (chart value workloads.memory, 4Gi).',
+    ),
+    disk: QuantitySchema.optional().describe(
+      'Size of the persistent disk as a Kubernetes quantity, e.g. 20Gi; it survives hibernation. It can grow (if the storage class allows expansion) but never shrinks. Omitted: the installation default (chart value workloads.disk, 20Gi).',
+    ),
+    image: z
+      .string()
+      .min(1)
+      .max(512)
+      .optional()
+      .describe(
+        'Image the workload runs. pod runtime: a container image with agentry; kubevirt: a bootable disk image in containerDisk format, or pvc:<namespace>/<name> to clone a prepared PVC. Omitted: the installation default (chart values workloads.runnerImage, workloads.lakeImage).',
+      ),
+  })
+  .describe(
+    'CPU, memory, disk and image of the VM or pod; the process runtime ignores them. Each omitted value is the installation default.',
+  );
 export type WorkloadResources = z.infer<typeof WorkloadResourcesSchema>;
 
 export const isoTimestamp = z.iso.datetime({ offset: true });
 
-/** Conditions as a list-map keyed by type, so server-side apply merges them per type. */
+/** status.observedGeneration of every kind. */
+export const ObservedGenerationSchema = z
+  .number()
+  .int()
+  .describe('The metadata.generation the operator last acted on.');
+
+/**
+ * Conditions as a list-map keyed by type, so server-side apply merges them per type. Each kind
+ * describes its own `status.conditions` (which types and reasons).
+ */
 export const ConditionsSchema = z
   .array(ConditionSchema)
   .max(16)
-  .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] });
+  .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })
+  .describe('Latest observations of the resource, one per type; types and reasons in docs/conditions.md.');

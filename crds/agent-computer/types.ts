@@ -3,6 +3,7 @@ import {
   ConditionsSchema,
   DurationSchema,
   GROUP,
+  ObservedGenerationSchema,
   OperatingModeSchema,
   RuntimeSchema,
   VERSION,
@@ -18,26 +19,62 @@ export const MAX_AGENT_INSTRUCTIONS_LENGTH = 100_000;
 /** The Secret (owned by the AgentComputer) holding the executor environment set by PATCH `env`. */
 export const agentComputerEnvSecretName = (name: string): string => `agentcomputer-env-${name}`;
 
-export const AgentComputerSpecSchema = z.object({
-  displayName: z.string().min(1).max(200).default('Agent Computer'),
-  icon: z.string().max(50).optional(),
-  /** The user (API key owner) who made it. */
-  owner: z.string().min(1).max(253).optional(),
-  /** Omitted: the cluster default from the operator's configuration. */
-  runtime: RuntimeSchema.optional(),
-  operatingMode: OperatingModeSchema.default('Running'),
-  resources: WorkloadResourcesSchema.optional(),
-  /** Hibernate after this long without a prompt; 0s never. */
-  idleTimeout: DurationSchema.default('15m'),
-  /** Made for one task (POST /tasks without workspaceId); deleted with it. */
-  ephemeral: z.boolean().default(false),
-  /** Changing it redeploys the workload (like `kubectl rollout restart`). */
-  restartedAt: isoTimestamp.optional(),
-  /** Project instructions every executor reads (CLAUDE.md, AGENTS.md, GEMINI.md …), set by PATCH. */
-  agentInstructions: z.string().max(MAX_AGENT_INSTRUCTIONS_LENGTH).optional(),
-  /** Names of the executor environment held in the Secret `agentComputerEnvSecretName(name)`; never values. */
-  envNames: z.array(z.string().min(1).max(128)).max(100).optional(),
-});
+export const AgentComputerSpecSchema = z
+  .object({
+    displayName: z
+      .string()
+      .min(1)
+      .max(200)
+      .default('Agent Computer')
+      .describe("Name shown to people (the REST API's `name`), 1-200 characters. Default: Agent Computer."),
+    icon: z
+      .string()
+      .max(50)
+      .optional()
+      .describe('Icon shown beside the name (an emoji or icon name), at most 50 characters.'),
+    owner: z
+      .string()
+      .min(1)
+      .max(253)
+      .optional()
+      .describe('The user (API key owner) who made it; set by the REST API.'),
+    runtime: RuntimeSchema.optional().describe(
+      "Where it runs: kubevirt (a VM), pod or process (a local process, the embedded default only). Omitted: the operator's default (chart value runtime.default, AGENTRY_DEFAULT_RUNTIME). A runtime the operator does not run sets Provisioned=False with reason RuntimeNotEnabled.",
+    ),
+    operatingMode: OperatingModeSchema.default('Running').describe(
+      'Running, or Hibernated: stopped with its disk kept (CPU and memory released). The operator sets Hibernated after idleTimeout and Running when a task needs it. Default: Running.',
+    ),
+    resources: WorkloadResourcesSchema.optional(),
+    idleTimeout: DurationSchema.default('15m').describe(
+      'Hibernate after this long without a prompt (since it last became ready or a prompt last ran), as a duration such as 15m or 1h30m; 0s never hibernates. Default: 15m.',
+    ),
+    ephemeral: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Made for one task (a task created without a workspace): hibernated when the task has nothing to run, deleted when the task is purged. Default: false.',
+      ),
+    restartedAt: isoTimestamp
+      .optional()
+      .describe(
+        'Changing it (to the current time, RFC 3339) redeploys the workload on the same disk, like kubectl rollout restart.',
+      ),
+    agentInstructions: z
+      .string()
+      .max(MAX_AGENT_INSTRUCTIONS_LENGTH)
+      .optional()
+      .describe(
+        'Project instructions every executor reads (written into CLAUDE.md, AGENTS.md or GEMINI.md before each prompt), at most 100,000 characters.',
+      ),
+    envNames: z
+      .array(z.string().min(1).max(128))
+      .max(100)
+      .optional()
+      .describe(
+        'Names of the executor environment variables; their values live only in the Secret agentcomputer-env-<name> (owned by this resource), never here. At most 100.',
+      ),
+  })
+  .describe('Desired state of the agent computer: what to run, where, and when to hibernate.');
 export type AgentComputerSpec = z.infer<typeof AgentComputerSpecSchema>;
 
 /**
@@ -64,17 +101,35 @@ export const AgentComputerReasons = {
   RuntimeNotEnabled: 'RuntimeNotEnabled',
 } as const;
 
-export const AgentComputerStatusSchema = z.object({
-  observedGeneration: z.number().int().optional(),
-  conditions: ConditionsSchema.optional(),
-  /** The VM, pod or process name once it exists. */
-  sandboxId: z.string().max(253).optional(),
-  /** Where the runner listens (cluster-internal URL); never shown to API clients. */
-  endpoint: z.string().max(2048).optional(),
-  lastActivityAt: isoTimestamp.optional(),
-  /** Why provisioning failed, in words a user can act on. */
-  provisionError: z.string().max(4096).optional(),
-});
+export const AgentComputerStatusSchema = z
+  .object({
+    observedGeneration: ObservedGenerationSchema.optional(),
+    conditions: ConditionsSchema.optional().describe(
+      'Latest observations of the agent computer (Provisioned, Ready, Hibernated); types and reasons in docs/conditions.md.',
+    ),
+    sandboxId: z
+      .string()
+      .max(253)
+      .optional()
+      .describe('Name of the VM, pod or process running it, once it exists.'),
+    // Never shown to API clients: it is an address inside the cluster.
+    endpoint: z
+      .string()
+      .max(2048)
+      .optional()
+      .describe('Cluster-internal URL where the runner inside it listens.'),
+    lastActivityAt: isoTimestamp
+      .optional()
+      .describe(
+        'When it last became ready (first start or resume); the idle timeout counts from it or the latest prompt.',
+      ),
+    provisionError: z
+      .string()
+      .max(4096)
+      .optional()
+      .describe('Why provisioning failed, in words a user can act on; cleared once it provisions.'),
+  })
+  .describe('Observed state of the agent computer, written by the operator.');
 export type AgentComputerStatus = z.infer<typeof AgentComputerStatusSchema>;
 
 export const AgentComputerType = defineCustomResource({

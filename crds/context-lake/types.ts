@@ -3,6 +3,7 @@ import {
   ConditionsSchema,
   DurationSchema,
   GROUP,
+  ObservedGenerationSchema,
   OperatingModeSchema,
   RuntimeSchema,
   VERSION,
@@ -30,53 +31,107 @@ export const lakeObjectName = z
  * are never stored here, only `${secrets:<key>}` references to the lake's Secret.
  */
 export const DatasetSchema = z.object({
-  from: z.string().min(1).max(2048),
-  name: lakeObjectName,
-  params: z.record(z.string(), z.string().max(4096)).optional(),
-  notifications: z.boolean().optional(),
+  from: z
+    .string()
+    .min(1)
+    .max(2048)
+    .describe(
+      'Where the data is: s3://<bucket>/<key or prefix/>, an https:// URL, or file://<path> below a file root the installation allows.',
+    ),
+  name: lakeObjectName.describe(
+    'Table name in SQL: starts with a letter or _, then letters, digits and _, at most 63 characters.',
+  ),
+  params: z
+    .record(z.string(), z.string().max(4096))
+    .optional()
+    .describe(
+      'Connector settings as strings, e.g. file_format (parquet, csv, json), s3_region, s3_auth, s3_endpoint. Credentials appear only as ${secrets:<key>} references to the Secret context-lake-credentials, never as values.',
+    ),
+  notifications: z
+    .boolean()
+    .optional()
+    .describe(
+      "S3 datasets: refresh when the bucket reports a change (S3 event notifications through the organization's SQS queue). Default: false.",
+    ),
 });
 export type Dataset = z.infer<typeof DatasetSchema>;
 
 export const ViewSchema = z.object({
-  name: lakeObjectName,
-  sql: z.string().min(1).max(100_000),
+  name: lakeObjectName.describe(
+    'View name in SQL: starts with a letter or _, then letters, digits and _, at most 63 characters.',
+  ),
+  sql: z
+    .string()
+    .min(1)
+    .max(100_000)
+    .describe('The SELECT statement that defines the view, over the datasets.'),
 });
 export type View = z.infer<typeof ViewSchema>;
 
 /** The spicepod: the lake's whole configuration (docs/api.md#context-lake). */
 export const SpicepodSchema = z.object({
-  version: z.literal('v1').default('v1'),
-  kind: z.literal('Spicepod').default('Spicepod'),
-  name: z.string().min(1).max(253),
-  datasets: z.array(DatasetSchema).max(500).default([]),
-  views: z.array(ViewSchema).max(500).default([]),
+  version: z.literal('v1').default('v1').describe('Version of the spicepod format; only v1. Default: v1.'),
+  kind: z.literal('Spicepod').default('Spicepod').describe('Always Spicepod. Default: Spicepod.'),
+  name: z
+    .string()
+    .min(1)
+    .max(253)
+    .describe('Name of the configuration; the REST API names it after the organization.'),
+  datasets: z
+    .array(DatasetSchema)
+    .max(500)
+    .default([])
+    .describe('Data loaded into tables, each from one location; at most 500. Default: none.'),
+  views: z
+    .array(ViewSchema)
+    .max(500)
+    .default([])
+    .describe('SQL views over the datasets; at most 500. Default: none.'),
 });
 export type Spicepod = z.infer<typeof SpicepodSchema>;
 
-export const ContextLakeSpecSchema = z.object({
-  config: SpicepodSchema,
-  operatingMode: OperatingModeSchema.default('Hibernated'),
-  runtime: RuntimeSchema.optional(),
-  resources: WorkloadResourcesSchema.optional(),
-  /** Pause after this long without a query; 0s never (docs/api.md#context-lake: 15 minutes). */
-  idleTimeout: DurationSchema.default('15m'),
-  /** Changing it redeploys the lake server. */
-  restartedAt: isoTimestamp.optional(),
-});
+export const ContextLakeSpecSchema = z
+  .object({
+    config: SpicepodSchema.describe("The lake's configuration (a spicepod): its datasets and views."),
+    operatingMode: OperatingModeSchema.default('Hibernated').describe(
+      'Running, or Hibernated: the lake server is stopped (paused) with its disk kept. A query through the REST API starts it; it pauses again after idleTimeout. Default: Hibernated.',
+    ),
+    runtime: RuntimeSchema.optional().describe(
+      "Where the lake server runs: kubevirt (a VM), pod or process (a local process, the embedded default only). Omitted: the operator's default (chart value runtime.default, AGENTRY_DEFAULT_RUNTIME).",
+    ),
+    resources: WorkloadResourcesSchema.optional(),
+    idleTimeout: DurationSchema.default('15m').describe(
+      'Pause after this long without a query, as a duration such as 15m or 1h30m; 0s never pauses. Default: 15m.',
+    ),
+    restartedAt: isoTimestamp
+      .optional()
+      .describe(
+        'Changing it (to the current time, RFC 3339) redeploys the lake server, which loads its datasets again.',
+      ),
+  })
+  .describe("Desired state of the organization's context lake: its configuration and when it runs.");
 export type ContextLakeSpec = z.infer<typeof ContextLakeSpecSchema>;
 
 export const VmStatusSchema = z.enum(['running', 'paused', 'provisioning', 'error', 'not_provisioned']);
 export type VmStatus = z.infer<typeof VmStatusSchema>;
 
 export const DatasetStatusSchema = z.object({
-  ok: z.boolean(),
-  status: z.enum(['pending', 'loading', 'ready', 'refreshing', 'error', 'unknown']),
-  connectorId: z.string().max(63),
-  notifications: z.boolean(),
-  error: z.string().max(4096).optional(),
-  s3LastEventAt: isoTimestamp.optional(),
-  s3LastRefreshAt: isoTimestamp.optional(),
-  s3EventCount: z.number().int().min(0).optional(),
+  ok: z.boolean().describe('Whether the dataset can be queried (ready or refreshing).'),
+  status: z
+    .enum(['pending', 'loading', 'ready', 'refreshing', 'error', 'unknown'])
+    .describe(
+      'State of the dataset: pending, loading (first load), ready, refreshing (old data still served), error, or unknown while the lake is not running.',
+    ),
+  connectorId: z.string().max(63).describe('Connector its from names: s3, https, file, or unknown.'),
+  notifications: z.boolean().describe('Whether S3 event notifications refresh it (spec notifications).'),
+  error: z.string().max(4096).optional().describe('Why loading the dataset failed (credentials redacted).'),
+  s3LastEventAt: isoTimestamp
+    .optional()
+    .describe('Time of the latest S3 event notification received for it.'),
+  s3LastRefreshAt: isoTimestamp
+    .optional()
+    .describe('When S3 event notifications last made a running lake refresh it.'),
+  s3EventCount: z.number().int().min(0).optional().describe('S3 event notifications received for it so far.'),
 });
 export type DatasetStatus = z.infer<typeof DatasetStatusSchema>;
 
@@ -93,17 +148,38 @@ export const ContextLakeConditions = {
   NotificationsReady: 'NotificationsReady',
 } as const;
 
-export const ContextLakeStatusSchema = z.object({
-  observedGeneration: z.number().int().optional(),
-  vmStatus: VmStatusSchema.optional(),
-  datasets: z.record(z.string(), DatasetStatusSchema).optional(),
-  endpoint: z.string().max(2048).optional(),
-  lastActivityAt: isoTimestamp.optional(),
-  notifications: z
-    .object({ queueUrl: z.string().max(2048), queueArn: z.string().max(2048), region: z.string().max(63) })
-    .optional(),
-  conditions: ConditionsSchema.optional(),
-});
+export const ContextLakeStatusSchema = z
+  .object({
+    observedGeneration: ObservedGenerationSchema.optional(),
+    vmStatus: VmStatusSchema.optional().describe(
+      'State of the lake server: not_provisioned (never started), provisioning, running (it answers, even while loading), paused (hibernated) or error (cannot start without a change).',
+    ),
+    datasets: z
+      .record(z.string(), DatasetStatusSchema)
+      .optional()
+      .describe('State of each dataset of spec.config, by dataset name.'),
+    endpoint: z.string().max(2048).optional().describe('Cluster-internal URL where the lake server listens.'),
+    lastActivityAt: isoTimestamp
+      .optional()
+      .describe('Time of the latest query, or of it last becoming ready; the idle timeout counts from it.'),
+    notifications: z
+      .object({
+        queueUrl: z.string().max(2048).describe('URL of the SQS queue.'),
+        queueArn: z
+          .string()
+          .max(2048)
+          .describe("ARN of the SQS queue, to name in the bucket's event notification configuration."),
+        region: z.string().max(63).describe('AWS region of the SQS queue.'),
+      })
+      .optional()
+      .describe(
+        "The organization's SQS queue that receives S3 event notifications, once a dataset asks for notifications.",
+      ),
+    conditions: ConditionsSchema.optional().describe(
+      'Latest observations of the lake (Provisioned, Ready, NotificationsReady); types and reasons in docs/conditions.md.',
+    ),
+  })
+  .describe('Observed state of the context lake, written by the operator.');
 export type ContextLakeStatus = z.infer<typeof ContextLakeStatusSchema>;
 
 export const ContextLakeType = defineCustomResource({

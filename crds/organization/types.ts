@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConditionsSchema, GROUP, VERSION, dnsLabel } from '../meta.js';
+import { ConditionsSchema, GROUP, ObservedGenerationSchema, VERSION, dnsLabel } from '../meta.js';
 import { defineCustomResource } from '../resource.js';
 import type { CustomResource } from '../resource.js';
 
@@ -12,33 +12,57 @@ export const executorName = z
   .max(63)
   .regex(/^[a-z][a-z0-9-]*$/, 'must be a lowercase executor name');
 
+/** A count the organization may have at once: 0 up to `max`, `fallback` when omitted. */
+const countLimit = (max: number, fallback: number) => z.number().int().min(0).max(max).default(fallback);
+
 export const OrganizationLimitsSchema = z.object({
-  /** Registered outbound webhooks (docs/api.md#webhooks: default 3). */
-  webhooks: z.number().int().min(0).max(1000).default(3),
-  /** Tasks with a pending or running prompt at once. */
-  concurrentTasks: z.number().int().min(0).max(10000).default(10),
-  /**
-   * Agent computers that are not being deleted; an ephemeral one (made for a task) counts while it
-   * runs and not while it is hibernated (it hibernates when its task has no prompt to run).
-   */
-  agentComputers: z.number().int().min(0).max(10000).default(10),
+  webhooks: countLimit(1000, 3).describe('Webhooks the organization may register, 0-1000. Default: 3.'),
+  concurrentTasks: countLimit(10000, 10).describe(
+    'Tasks with a pending or running prompt at once, 0-10000; a task over it is refused. Default: 10.',
+  ),
+  agentComputers: countLimit(10000, 10).describe(
+    'Agent computers that are not being deleted, 0-10000; a task-made (ephemeral) one counts while it runs, not while hibernated. Default: 10.',
+  ),
 });
 
-export const OrganizationSpecSchema = z.object({
-  displayName: z.string().min(1).max(200),
-  plan: z.enum(['free', 'pro']).default('free'),
-  /** Namespace holding the organization's resources; defaults to `agentry-org-<name>`. */
-  namespace: dnsLabel.optional(),
-  limits: OrganizationLimitsSchema.default({ webhooks: 3, concurrentTasks: 10, agentComputers: 10 }),
-  executors: z
-    .object({
-      default: executorName.default('claude'),
-      disabled: z.array(executorName).max(64).default([]),
-    })
-    .default({ default: 'claude', disabled: [] }),
-  /** Lets webhooks target loopback and private addresses (tests, the embedded default). */
-  allowPrivateWebhookTargets: z.boolean().default(false),
-});
+export const OrganizationSpecSchema = z
+  .object({
+    displayName: z.string().min(1).max(200).describe('Name shown to people, 1-200 characters.'),
+    plan: z
+      .enum(['free', 'pro'])
+      .default('free')
+      .describe('free, or pro: pro also has the context lake (SQL over its datasets). Default: free.'),
+    namespace: dnsLabel
+      .optional()
+      .describe(
+        "Namespace holding the organization's resources (tasks, agent computers, webhooks, its lake, Secrets). Default: agentry-org-<name>.",
+      ),
+    limits: OrganizationLimitsSchema.default({
+      webhooks: 3,
+      concurrentTasks: 10,
+      agentComputers: 10,
+    }).describe('How much the organization may use at once; each omitted limit takes its default.'),
+    executors: z
+      .object({
+        default: executorName
+          .default('claude')
+          .describe('Executor of a task that names none. Default: claude.'),
+        disabled: z
+          .array(executorName)
+          .max(64)
+          .default([])
+          .describe('Executors the organization may not use; a task naming one is refused. Default: none.'),
+      })
+      .default({ default: 'claude', disabled: [] })
+      .describe('Which agent CLIs (executors) tasks of the organization use.'),
+    allowPrivateWebhookTargets: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Lets webhooks target loopback and private addresses (tests, the embedded default); otherwise only public addresses. Default: false.',
+      ),
+  })
+  .describe('Desired state of the organization: its plan, limits, namespace and executor policy.');
 export type OrganizationSpec = z.infer<typeof OrganizationSpecSchema>;
 
 /** Condition types of an Organization. */
@@ -47,11 +71,18 @@ export const OrganizationConditions = {
   Ready: 'Ready',
 } as const;
 
-export const OrganizationStatusSchema = z.object({
-  namespace: z.string().optional(),
-  observedGeneration: z.number().int().optional(),
-  conditions: ConditionsSchema.optional(),
-});
+export const OrganizationStatusSchema = z
+  .object({
+    namespace: z
+      .string()
+      .optional()
+      .describe("The namespace the operator made for the organization's resources."),
+    observedGeneration: ObservedGenerationSchema.optional(),
+    conditions: ConditionsSchema.optional().describe(
+      'Latest observations of the organization (Ready); types and reasons in docs/conditions.md.',
+    ),
+  })
+  .describe('Observed state of the organization, written by the operator.');
 export type OrganizationStatus = z.infer<typeof OrganizationStatusSchema>;
 
 export const OrganizationType = defineCustomResource({

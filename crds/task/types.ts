@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConditionsSchema, GROUP, VERSION, isoTimestamp } from '../meta.js';
+import { ConditionsSchema, GROUP, ObservedGenerationSchema, VERSION, isoTimestamp } from '../meta.js';
 import { executorName } from '../organization/types.js';
 import { defineCustomResource } from '../resource.js';
 import type { CustomResource } from '../resource.js';
@@ -16,72 +16,158 @@ export type PromptStatus = z.infer<typeof PromptStatusSchema>;
 export const TaskStatusValueSchema = z.enum(['running', 'completed', 'failed', 'canceled']);
 export type TaskStatusValue = z.infer<typeof TaskStatusValueSchema>;
 
-/** A file uploaded through POST /files, copied to /code/<filename> before the prompt runs. */
+/** A file uploaded through POST /files, copied into the working directory before the prompt runs. */
 export const PromptFileSchema = z.object({
-  id: z.uuid(),
-  filename: z.string().min(1).max(1024),
+  id: z.uuid().describe('ID of the file uploaded through the REST API (POST /v1/files).'),
+  filename: z
+    .string()
+    .min(1)
+    .max(1024)
+    .describe(
+      'Path, relative to the working directory (/code), the file is copied to before the prompt runs.',
+    ),
 });
 
 const skillName = z.string().min(1).max(200);
 
 /** A prompt as the client sent it: intent, never rewritten by the operator. */
 export const PromptSpecSchema = z.object({
-  id: z.uuid(),
-  text: z.string().min(1).max(MAX_PROMPT_LENGTH),
-  files: z.array(PromptFileSchema).max(100).optional(),
-  skills: z.array(skillName).max(100).optional(),
-  /** Overrides of the task's executor and model for this prompt. */
-  executor: executorName.optional(),
-  model: z.string().max(200).optional(),
-  submittedAt: isoTimestamp,
-  cancelRequestedAt: isoTimestamp.optional(),
+  id: z.uuid().describe('ID of the prompt (a UUID); status.prompts[] refers to it.'),
+  text: z
+    .string()
+    .min(1)
+    .max(MAX_PROMPT_LENGTH)
+    .describe('What the agent is asked to do, 1-100,000 characters.'),
+  files: z
+    .array(PromptFileSchema)
+    .max(100)
+    .optional()
+    .describe('Uploaded files copied into the working directory before the prompt runs; at most 100.'),
+  skills: z
+    .array(skillName)
+    .max(100)
+    .optional()
+    .describe(
+      'Skills installed for this prompt: catalog slugs or github:<owner/repo>[#ref] references. Omitted: spec.skills.',
+    ),
+  executor: executorName
+    .optional()
+    .describe('Executor for this prompt only (e.g. claude, codex). Omitted: spec.executor.'),
+  model: z
+    .string()
+    .max(200)
+    .optional()
+    .describe("Model for this prompt only. Omitted: spec.model, else the executor's default model."),
+  submittedAt: isoTimestamp.describe('When the prompt was sent (RFC 3339).'),
+  cancelRequestedAt: isoTimestamp
+    .optional()
+    .describe('Set to cancel the prompt: when the cancel was asked for (RFC 3339); the operator stops it.'),
 });
 export type PromptSpec = z.infer<typeof PromptSpecSchema>;
 
 /** The Secret holding a task's executor environment; the Task owns it. */
 export const taskEnvSecretName = (name: string): string => `task-env-${name}`;
 
-export const TaskSpecSchema = z.object({
-  /** Name of the AgentComputer the task runs on. */
-  workspace: z.string().min(1).max(253),
-  executor: executorName,
-  model: z.string().max(200).optional(),
-  title: z.string().min(1).max(200),
-  /** The user (API key owner) who made it; `private` tasks are visible to this user only. */
-  owner: z.string().min(1).max(253),
-  visibility: VisibilitySchema.default('shared'),
-  githubUrl: z.string().max(2048).optional(),
-  branch: z.string().max(255).optional(),
-  skills: z.array(skillName).max(100).optional(),
-  prompts: z.array(PromptSpecSchema).min(1).max(1000),
-  /**
-   * Set while visibility is `public`: the share link's token is derived from it with the
-   * installation key, so the resource holds no credential; a new one kills old links.
-   */
-  shareId: z.uuid().optional(),
-  /** Names of the task's executor environment (POST /tasks `env`), held in the Secret `taskEnvSecretName(name)`. */
-  envNames: z.array(z.string().min(1).max(128)).max(100).optional(),
-  /** Soft delete: set once; the task answers 404 from then on and is purged after retention. */
-  deletedAt: isoTimestamp.optional(),
-});
+export const TaskSpecSchema = z
+  .object({
+    workspace: z
+      .string()
+      .min(1)
+      .max(253)
+      .describe('Name of the AgentComputer (same namespace) the task runs on.'),
+    executor: executorName.describe(
+      'The agent CLI that runs the prompts: claude, codex, gemini, opencode, shell or one the installation configures.',
+    ),
+    model: z
+      .string()
+      .max(200)
+      .optional()
+      .describe(
+        "Model the executor uses, one of its configured models. Omitted: the executor's default model.",
+      ),
+    title: z.string().min(1).max(200).describe('Title shown to people, 1-200 characters.'),
+    owner: z
+      .string()
+      .min(1)
+      .max(253)
+      .describe('The user (API key owner) who made the task; a private task is visible to this user only.'),
+    visibility: VisibilitySchema.default('shared').describe(
+      'Who may see the task: private (its owner), shared (everyone in the organization) or public (also anyone with its share link). Default: shared.',
+    ),
+    githubUrl: z
+      .string()
+      .max(2048)
+      .optional()
+      .describe('Git repository cloned into the working directory (/code) once, before the first prompt.'),
+    branch: z
+      .string()
+      .max(255)
+      .optional()
+      .describe('Branch of githubUrl to clone; the REST API sets main when a repository is given.'),
+    skills: z
+      .array(skillName)
+      .max(100)
+      .optional()
+      .describe(
+        'Skills of every prompt that names none: catalog slugs or github:<owner/repo>[#ref] references; at most 100.',
+      ),
+    prompts: z
+      .array(PromptSpecSchema)
+      .min(1)
+      .max(1000)
+      .describe(
+        'The prompts in the order they were sent (the first, then follow-ups), 1-1,000; run one at a time.',
+      ),
+    // The share link's token is derived from shareId with the installation key, so the resource
+    // holds no credential.
+    shareId: z
+      .uuid()
+      .optional()
+      .describe(
+        'Set while visibility is public: identifies the share link; a new one invalidates old links.',
+      ),
+    envNames: z
+      .array(z.string().min(1).max(128))
+      .max(100)
+      .optional()
+      .describe(
+        'Names of the executor environment variables of this task; their values live only in the Secret task-env-<name> (owned by the Task), never here. At most 100.',
+      ),
+    deletedAt: isoTimestamp
+      .optional()
+      .describe(
+        'Soft delete: when the task was deleted (RFC 3339). From then on the REST API answers 404 for it; the operator removes it after the retention (AGENTRY_DELETED_TASK_RETENTION, 168h).',
+      ),
+  })
+  .describe('Desired state of the task: where and how it runs, and the prompts sent to it.');
 export type TaskSpec = z.infer<typeof TaskSpecSchema>;
 
 /** What the operator observed of one prompt (matched to the spec by id). */
 export const PromptStatusEntrySchema = z.object({
-  id: z.uuid(),
-  status: PromptStatusSchema,
-  /** When the runner accepted it (idempotent by prompt id, so a retry after a crash is harmless). */
-  dispatchedAt: isoTimestamp.optional(),
-  startedAt: isoTimestamp.optional(),
-  completedAt: isoTimestamp.optional(),
-  /** Highest event sequence number recorded for this prompt; dispatch resumes after it. */
-  lastSeq: z.number().int().min(-1).optional(),
-  finalResult: z.string().max(100_000).optional(),
-  error: z.string().max(4096).optional(),
-  /** When the prompt's events were archived to object storage (set once it is terminal). */
-  archivedAt: isoTimestamp.optional(),
-  /** When /code/artifacts was synced with object storage after the prompt ended. */
-  artifactsSyncedAt: isoTimestamp.optional(),
+  id: z.uuid().describe('ID of the prompt in spec.prompts[] this entry is about.'),
+  status: PromptStatusSchema.describe(
+    'State of the prompt: pending, running, succeeded, failed or canceled.',
+  ),
+  // Dispatch is idempotent by prompt id, so a retry after a crash is harmless.
+  dispatchedAt: isoTimestamp.optional().describe('When the runner in the workspace accepted the prompt.'),
+  startedAt: isoTimestamp.optional().describe('When the executor started running the prompt.'),
+  completedAt: isoTimestamp.optional().describe('When the prompt ended (succeeded, failed or canceled).'),
+  lastSeq: z
+    .number()
+    .int()
+    .min(-1)
+    .optional()
+    .describe(
+      'Highest event sequence number recorded for this prompt (-1: none yet); after a restart the operator follows the events from there.',
+    ),
+  finalResult: z.string().max(100_000).optional().describe("The executor's final answer, when it gave one."),
+  error: z.string().max(4096).optional().describe('Why the prompt failed.'),
+  archivedAt: isoTimestamp
+    .optional()
+    .describe("When the prompt's events were archived to object storage (set once it has ended)."),
+  artifactsSyncedAt: isoTimestamp
+    .optional()
+    .describe('When /code/artifacts was synced with object storage after the prompt ended.'),
 });
 export type PromptStatusEntry = z.infer<typeof PromptStatusEntrySchema>;
 
@@ -96,13 +182,13 @@ export type WebhookEventType = z.infer<typeof WebhookEventTypeSchema>;
 
 /** A webhook delivery owed: written in the same status patch as the transition (transactional outbox). */
 export const OutboxEntrySchema = z.object({
-  id: z.uuid(),
-  webhook: z.string().min(1).max(253),
-  event: WebhookEventTypeSchema,
-  occurredAt: isoTimestamp,
-  attempts: z.number().int().min(0).default(0),
-  nextAttemptAt: isoTimestamp.optional(),
-  lastError: z.string().max(1024).optional(),
+  id: z.uuid().describe('ID of the delivery (its webhook-id header); the same on every retry.'),
+  webhook: z.string().min(1).max(253).describe('Name of the Webhook (same namespace) to deliver to.'),
+  event: WebhookEventTypeSchema.describe('The task transition to deliver, e.g. task.completed.'),
+  occurredAt: isoTimestamp.describe('When the transition happened (RFC 3339).'),
+  attempts: z.number().int().min(0).default(0).describe('Failed delivery attempts so far. Default: 0.'),
+  nextAttemptAt: isoTimestamp.optional().describe('When the next retry is due, after a failed attempt.'),
+  lastError: z.string().max(1024).optional().describe('Why the latest attempt failed.'),
 });
 export type OutboxEntry = z.infer<typeof OutboxEntrySchema>;
 
@@ -121,15 +207,32 @@ export const TaskConditions = {
   Archived: 'Archived',
 } as const;
 
-export const TaskStatusSchema = z.object({
-  observedGeneration: z.number().int().optional(),
-  /** Derived from the prompts (docs/api.md#tasks); kept for printer columns and webhooks. */
-  status: TaskStatusValueSchema.optional(),
-  prompts: z.array(PromptStatusEntrySchema).max(1000).optional(),
-  completedAt: isoTimestamp.optional(),
-  outbox: z.array(OutboxEntrySchema).max(500).optional(),
-  conditions: ConditionsSchema.optional(),
-});
+export const TaskStatusSchema = z
+  .object({
+    observedGeneration: ObservedGenerationSchema.optional(),
+    status: TaskStatusValueSchema.optional().describe(
+      'State of the task, derived from its prompts: running while any prompt is pending or running, else completed, failed or canceled after the latest prompt.',
+    ),
+    prompts: z
+      .array(PromptStatusEntrySchema)
+      .max(1000)
+      .optional()
+      .describe('What became of each prompt of spec.prompts, matched by id.'),
+    completedAt: isoTimestamp
+      .optional()
+      .describe(
+        'When the task stopped running (its latest prompt ended); unset while a prompt is pending or running.',
+      ),
+    outbox: z
+      .array(OutboxEntrySchema)
+      .max(500)
+      .optional()
+      .describe('Webhook deliveries owed for this task, removed once delivered (or given up).'),
+    conditions: ConditionsSchema.optional().describe(
+      'Latest observations of the task (WorkspaceReady, Dispatched, Archived); types and reasons in docs/conditions.md.',
+    ),
+  })
+  .describe('Observed state of the task, written by the operator.');
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
 export const TaskType = defineCustomResource({
