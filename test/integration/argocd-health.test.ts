@@ -93,7 +93,7 @@ describe('Argo CD health of a Webhook', () => {
 
 describe('the object handed to Lua', () => {
   it('keeps strings byte for byte, quotes and escapes included', async () => {
-    const text = 'a "quoted" back\\slash,\nnew line, tab\t and ünïcode ✓';
+    const text = 'a "quoted" back\\slash,\n1 new line before a digit, tab\t and ünïcode ✓';
     const health = await argoHealth('Webhook', { status: { failureCount: 1, lastError: text } });
     expect(health.message).toBe(`1 failed delivery attempt(s) since the last success: ${text}`);
   });

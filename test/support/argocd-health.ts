@@ -16,10 +16,11 @@ export type ArgoHealth = z.infer<typeof ArgoHealthSchema>;
 /** A Lua string literal holding exactly these characters (as UTF-8 bytes). */
 const luaString = (text: string): string =>
   `"${[...Buffer.from(text, 'utf8')]
-    .map((byte) =>
-      byte >= 0x20 && byte < 0x7f && byte !== 0x22 && byte !== 0x5c
-        ? String.fromCharCode(byte)
-        : `\\${String(byte)}`,
+    .map(
+      (byte) =>
+        byte >= 0x20 && byte < 0x7f && byte !== 0x22 && byte !== 0x5c
+          ? String.fromCharCode(byte)
+          : `\\${String(byte).padStart(3, '0')}`, // three digits: a digit after it is not part of it
     )
     .join('')}"`;
 
