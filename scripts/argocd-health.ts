@@ -32,12 +32,17 @@ const HEALTH_FILES: ReadonlyMap<string, string> = new Map([
   [WebhookType.kind, 'webhook.lua'],
 ]);
 
-export const healthFiles = (): string[] => [...HEALTH_FILES.values()];
+/** What runs before each kind's check: helpers they share (Argo CD runs each check on its own). */
+const COMMON_FILE = 'common.lua';
 
-export function healthScriptPath(kind: string): string {
+export const healthFiles = (): string[] => [COMMON_FILE, ...HEALTH_FILES.values()];
+
+/** A kind's check as Argo CD gets it: the shared helpers, then the kind's own Lua. */
+export async function healthScript(kind: string): Promise<string> {
   const file = HEALTH_FILES.get(kind);
   if (file === undefined) throw new Error(`no Argo CD health check for kind ${kind}`);
-  return join(HEALTH_DIR, file);
+  const common = await readFile(join(HEALTH_DIR, COMMON_FILE), 'utf8');
+  return `${common}\n${await readFile(join(HEALTH_DIR, file), 'utf8')}`;
 }
 
 /** argocd-cm's key for a kind's health check. */
@@ -46,9 +51,7 @@ export const healthKey = (kind: string): string => `resource.customizations.heal
 /** Every kind's argocd-cm key and Lua, in the order the CRDs are written. */
 export async function healthCustomizations(): Promise<Record<string, string>> {
   const entries = await Promise.all(
-    AGENTRY_RESOURCE_TYPES.map(
-      async ({ kind }) => [healthKey(kind), await readFile(healthScriptPath(kind), 'utf8')] as const,
-    ),
+    AGENTRY_RESOURCE_TYPES.map(async ({ kind }) => [healthKey(kind), await healthScript(kind)] as const),
   );
   return Object.fromEntries(entries);
 }

@@ -1,8 +1,8 @@
-// Runs our Argo CD health checks (deploy/argocd/health/*.lua) the way Argo CD does: the object as
-// the global `obj`, the script's returned table read for status and message. Argo CD embeds
+// Runs our Argo CD health checks (deploy/argocd/health/*.lua, as shipped: shared helpers first) the
+// way Argo CD does: the object as the global `obj`, the returned table read for status and message. Argo CD embeds
 // gopher-lua, a Lua 5.1, so the scripts run here under Debian's lua5.1 (scripts/test-packages.txt).
 import { z } from 'zod';
-import { healthScriptPath } from '../../scripts/argocd-health.js';
+import { healthScript } from '../../scripts/argocd-health.js';
 import { run } from '../cluster/harness/tools.js';
 
 const LUA = 'lua5.1';
@@ -37,10 +37,11 @@ export function toLuaLiteral(value: unknown): string {
   throw new Error(`no Lua literal for a ${typeof value}`);
 }
 
-const program = (kind: string, object: unknown): string =>
+/** A chunk that sets `obj`, runs the check as a chunk of its own (as Argo CD does) and prints hs. */
+const program = (script: string, object: unknown): string =>
   [
     `obj = ${toLuaLiteral(object)}`,
-    `local check = assert(loadfile(${luaString(healthScriptPath(kind))}))`,
+    `local check = assert(loadstring(${luaString(script)}, "health check"))`,
     'local hs = check()',
     'io.write(hs.status, "\\n", tostring(hs.message))',
   ].join('\n');
@@ -49,7 +50,7 @@ const program = (kind: string, object: unknown): string =>
 export async function argoHealth(kind: string, object: unknown): Promise<ArgoHealth> {
   let output: string;
   try {
-    output = await run(LUA, ['-'], { input: program(kind, object), timeoutMs: 30_000 });
+    output = await run(LUA, ['-'], { input: program(await healthScript(kind), object), timeoutMs: 30_000 });
   } catch (err) {
     if (err instanceof Error && 'code' in err && err.code === 'ENOENT')
       throw new Error(`${LUA} is not installed: run scripts/ensure-packages.sh lua5.1 (as root)`, {

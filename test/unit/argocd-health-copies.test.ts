@@ -9,17 +9,18 @@ import {
   CHART_COPIES,
   HEALTH_DIR,
   healthFiles,
-  healthScriptPath,
+  healthScript,
   renderChartCopies,
 } from '../../scripts/argocd-health.js';
 
 const FIX = 'npm run argocd-health';
 
 describe('Argo CD health checks', () => {
-  it('has one Lua file for every Agentry kind and no other', async () => {
+  it('has one Lua file for every Agentry kind, one of shared helpers, and no other', async () => {
     const files = (await readdir(HEALTH_DIR)).sort();
     expect(files).toEqual(healthFiles().sort());
-    for (const { kind } of AGENTRY_RESOURCE_TYPES) expect(healthScriptPath(kind)).toMatch(/\.lua$/);
+    for (const { kind } of AGENTRY_RESOURCE_TYPES)
+      await expect(healthScript(kind)).resolves.toMatch(/return hs/);
   });
 
   it.each(Object.values(CHART_COPIES))('%s is what the Lua files render', async (path) => {
@@ -36,7 +37,7 @@ describe('Argo CD health checks', () => {
     const expected = await Promise.all(
       AGENTRY_RESOURCE_TYPES.map(async ({ kind }) => [
         `resource.customizations.health.agentry.dev_${kind}`,
-        await readFile(healthScriptPath(kind), 'utf8'),
+        await healthScript(kind),
       ]),
     );
     expect(patch.data).toEqual(Object.fromEntries(expected));

@@ -2,34 +2,23 @@
 -- Suspended while hibernated (stopped on purpose, disk kept), Degraded when it cannot start without
 -- a change (provisionError, Ready reason Failed), Progressing otherwise and while the operator has
 -- not observed this generation.
-local hs = { status = "Progressing", message = "waiting for the operator" }
-local status = obj.status
-if status == nil or status.observedGeneration == nil then
+local hs = notObservedYet(obj)
+if hs ~= nil then
   return hs
 end
-if obj.metadata.generation ~= nil and status.observedGeneration < obj.metadata.generation then
-  hs.message = "waiting for the operator to observe generation " .. tostring(obj.metadata.generation)
-  return hs
-end
-local conditions = {}
-for _, condition in ipairs(status.conditions or {}) do
-  conditions[condition.type] = condition
-end
-local ready = conditions["Ready"]
-local hibernated = conditions["Hibernated"]
-if status.provisionError ~= nil then
+local conditions = conditionsOf(obj)
+local ready = conditions["Ready"] or {}
+local hibernated = conditions["Hibernated"] or {}
+hs = { status = "Progressing", message = ready.message or "waiting for the operator" }
+if obj.status.provisionError ~= nil then
   hs.status = "Degraded"
-  hs.message = status.provisionError
-elseif ready ~= nil and ready.status == "False" and ready.reason == "Failed" then
+  hs.message = obj.status.provisionError
+elseif ready.status == "False" and ready.reason == "Failed" then
   hs.status = "Degraded"
-  hs.message = ready.message or "the workload failed"
-elseif hibernated ~= nil and hibernated.status == "True" then
+elseif hibernated.status == "True" then
   hs.status = "Suspended"
   hs.message = "hibernated (" .. tostring(hibernated.reason) .. "): " .. (hibernated.message or "")
-elseif ready ~= nil and ready.status == "True" then
+elseif ready.status == "True" then
   hs.status = "Healthy"
-  hs.message = ready.message or "ready"
-elseif ready ~= nil then
-  hs.message = ready.message or hs.message
 end
 return hs

@@ -1,22 +1,14 @@
 -- Argo CD health of an agentry.dev Organization: Healthy once the operator has made or adopted its
 -- namespace and closed it with a NetworkPolicy (Ready=True for this generation).
-local hs = { status = "Progressing", message = "waiting for the operator" }
-local status = obj.status
-if status == nil or status.observedGeneration == nil then
+local hs = notObservedYet(obj)
+if hs ~= nil then
   return hs
 end
-if obj.metadata.generation ~= nil and status.observedGeneration < obj.metadata.generation then
-  hs.message = "waiting for the operator to observe generation " .. tostring(obj.metadata.generation)
-  return hs
-end
-for _, condition in ipairs(status.conditions or {}) do
-  if condition.type == "Ready" then
-    hs.message = condition.message or ""
-    if condition.status == "True" then
-      hs.status = "Healthy"
-    elseif condition.reason == "NamespaceFailed" then
-      hs.status = "Degraded"
-    end
-  end
+local ready = conditionsOf(obj)["Ready"] or {}
+hs = { status = "Progressing", message = ready.message or "waiting for the operator" }
+if ready.status == "True" then
+  hs.status = "Healthy"
+elseif ready.reason == "NamespaceFailed" then
+  hs.status = "Degraded"
 end
 return hs
