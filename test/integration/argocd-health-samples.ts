@@ -145,7 +145,10 @@ export const agentComputerSamples = {
   'runner answers': observed(agentComputer(), runner(true)),
   'pod starting': observed(agentComputer(), runner(false)),
   hibernated: observed(agentComputer('Hibernated'), runner(false, false)),
-  'hibernating, pod still stopping': observed(agentComputer('Hibernated'), runner(false, true)),
+  'hibernating, pod still stopping': observed(agentComputer('Hibernated'), {
+    ...runner(false, true),
+    message: 'Pod agentcomputer-w is terminating',
+  }),
   'image cannot be pulled': observed(agentComputer(), imagePullFailed),
   'runtime not enabled': parsed(
     AgentComputerType,
