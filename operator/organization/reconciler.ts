@@ -147,9 +147,25 @@ export class OrganizationReconciler implements Reconciler {
       }
       return;
     }
+    await this.refuseAnotherOrganizations(org, existing);
     const labels = { ...existing.metadata.labels, ...desired.metadata.labels };
     if (deepEqual(labels, existing.metadata.labels ?? {})) return;
-    // A namespace made before the organization (GitOps) is adopted by labels, not taken over.
+    // A namespace made before the organization (GitOps: docs/adr/0006) is adopted by labels, never
+    // owned: deleting the organization leaves it, and what is in it, to whoever made it.
     await store.replace(NamespaceType, { ...existing, metadata: { ...existing.metadata, labels } });
+  }
+
+  /**
+   * Two organizations in one namespace would see each other's workspaces and secrets, so a
+   * namespace labelled for another organization that still exists is not adopted. A label left by
+   * a deleted organization does not hold a namespace back.
+   */
+  private async refuseAnotherOrganizations(org: Organization, namespace: Namespace): Promise<void> {
+    const holder = namespace.metadata.labels?.[ORGANIZATION_LABEL];
+    if (holder === undefined || holder === org.metadata.name) return;
+    if ((await this.options.store.get(OrganizationType, undefined, holder)) === undefined) return;
+    throw new Error(
+      `namespace ${namespace.metadata.name} belongs to organization ${holder}; set spec.namespace to another namespace`,
+    );
   }
 }

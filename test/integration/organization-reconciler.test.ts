@@ -12,6 +12,21 @@ let dir: string;
 let store: EmbeddedStore;
 let reconciler: OrganizationReconciler;
 
+const createOrganization = (name: string, namespace?: string): Promise<unknown> =>
+  store.create(OrganizationType, {
+    apiVersion: apiVersionOf(OrganizationType),
+    kind: 'Organization',
+    metadata: { name },
+    spec: OrganizationSpecSchema.parse({ displayName: name, namespace }),
+  });
+
+/** A namespace made before the organization, as `kubectl apply -f examples/` makes it. */
+const createNamespace = (name: string, labels: Record<string, string>): Promise<unknown> =>
+  store.create(NamespaceType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
+
+const readyCondition = async (name: string) =>
+  (await store.get(OrganizationType, undefined, name))?.status?.conditions?.find((c) => c.type === 'Ready');
+
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agentry-org-'));
   store = await EmbeddedStore.open(dir);
@@ -20,12 +35,7 @@ beforeEach(async () => {
     logger: createLogger({ level: 'silent' }),
     controlNamespace: 'agentry-system',
   });
-  await store.create(OrganizationType, {
-    apiVersion: apiVersionOf(OrganizationType),
-    kind: 'Organization',
-    metadata: { name: 'acme' },
-    spec: OrganizationSpecSchema.parse({ displayName: 'Acme' }),
-  });
+  await createOrganization('acme');
 });
 afterEach(async () => {
   await store.close();
@@ -80,5 +90,46 @@ describe('OrganizationReconciler', () => {
     expect(
       (await store.get(NetworkPolicyType, 'agentry-org-acme', DEFAULT_POLICY_NAME))?.metadata.resourceVersion,
     ).toBe(policyBefore?.metadata.resourceVersion);
+  });
+
+  it('adopts a namespace made before it: adds its labels and policy, keeps the owner out, and is Ready', async () => {
+    await createOrganization('globex', 'globex-agents');
+    await createNamespace('globex-agents', { 'agentry.dev/organization': 'globex', team: 'data' });
+    await reconciler.reconcile({ name: 'globex' });
+    const namespace = await store.get(NamespaceType, undefined, 'globex-agents');
+    expect(namespace?.metadata.labels).toEqual({
+      'agentry.dev/organization': 'globex',
+      'app.kubernetes.io/managed-by': 'agentry',
+      team: 'data',
+    });
+    // No owner reference: deleting the organization must not take a namespace it did not make.
+    expect(namespace?.metadata.ownerReferences ?? []).toEqual([]);
+    expect(await store.get(NetworkPolicyType, 'globex-agents', DEFAULT_POLICY_NAME)).toBeDefined();
+    expect(await readyCondition('globex')).toMatchObject({ status: 'True', reason: 'NamespaceReady' });
+  });
+
+  it('refuses a namespace labelled for another organization that exists, and leaves it as it was', async () => {
+    await reconciler.reconcile({ name: 'acme' });
+    await createOrganization('intruder', 'agentry-org-acme');
+    const before = await store.get(NamespaceType, undefined, 'agentry-org-acme');
+    await expect(reconciler.reconcile({ name: 'intruder' })).rejects.toThrow(/belongs to organization acme/);
+    expect((await store.get(NamespaceType, undefined, 'agentry-org-acme'))?.metadata).toEqual(
+      before?.metadata,
+    );
+    expect(await readyCondition('intruder')).toMatchObject({
+      status: 'False',
+      reason: 'NamespaceFailed',
+      message:
+        'namespace agentry-org-acme belongs to organization acme; set spec.namespace to another namespace',
+    });
+  });
+
+  it('adopts a namespace whose organization label names an organization that no longer exists', async () => {
+    await createNamespace('leftover', { 'agentry.dev/organization': 'gone' });
+    await createOrganization('heir', 'leftover');
+    await reconciler.reconcile({ name: 'heir' });
+    const namespace = await store.get(NamespaceType, undefined, 'leftover');
+    expect(namespace?.metadata.labels).toMatchObject({ 'agentry.dev/organization': 'heir' });
+    expect(await readyCondition('heir')).toMatchObject({ status: 'True' });
   });
 });
