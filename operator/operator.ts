@@ -32,7 +32,7 @@ import {
   PodType,
   ServiceType,
   VirtualMachineType,
-} from './runtimes/kube-types.js';
+} from './runtimes/kube-objects.js';
 import type { WorkloadRuntime } from './runtimes/types.js';
 import { addWebhookDeliveryController } from './webhook/index.js';
 import { addLakeNotificationsController } from './context-lake/notifications/index.js';

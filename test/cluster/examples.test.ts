@@ -20,7 +20,7 @@ import {
 import type { Runtime } from '../../crds/index.js';
 import { startOperator } from '../../operator/operator.js';
 import type { RunningOperator } from '../../operator/operator.js';
-import { VirtualMachineType } from '../../operator/runtimes/kube-types.js';
+import { VirtualMachineType } from '../../operator/runtimes/kube-objects.js';
 import { KubevirtRuntime } from '../../operator/runtimes/kubevirt.js';
 import { PodRuntime } from '../../operator/runtimes/pod.js';
 import type { WorkloadRuntime } from '../../operator/runtimes/types.js';
