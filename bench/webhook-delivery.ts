@@ -64,7 +64,7 @@ import type { KubeObject, ResourceType } from '../crds/resource.js';
 import { ControllerManager } from '../operator/controller/index.js';
 import { transitionEvents, outboxEntriesFor } from '../operator/task/webhook-events.js';
 import { deliveryBody } from '../operator/webhook/delivery-body.js';
-import { addWebhookDeliveryController } from '../operator/webhook/index.js';
+import { addWebhookDeliveryController } from '../operator/webhook/controller.js';
 import { InstallationKey } from '../platform/installation-key.js';
 import { createLogger } from '../platform/log.js';
 import { EmbeddedStore } from '../platform/store/embedded.js';

@@ -25,3 +25,5 @@ export type {
   Reconciler,
   WatchSource,
 } from './types.js';
+export { withNothingToClose } from './registration.js';
+export type { AddController, AddedController, ControllerDeps } from './registration.js';
