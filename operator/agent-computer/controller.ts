@@ -1,20 +1,17 @@
 import { AgentComputerType, TaskType } from '../../crds/index.js';
 import type { AgentComputer, Task } from '../../crds/index.js';
 import { withNothingToClose } from '../controller/index.js';
-import type { AddController, ControllerDeps } from '../controller/index.js';
+import type { AddController, ReconcilerControllerDeps } from '../controller/index.js';
 import { workloadOwnedTypes } from '../runtimes/owned-types.js';
 import { AgentComputerReconciler } from './reconciler.js';
 import type { AgentComputerReconcilerOptions } from './reconciler.js';
 
-export type AgentComputerControllerDeps = ControllerDeps &
-  Omit<AgentComputerReconcilerOptions, 'store' | 'logger' | 'now'> & {
-    /** Parallel reconciles (each one waits on its workload's API calls). Default 4. */
-    workers?: number | undefined;
-  };
+export type AgentComputerControllerDeps = ReconcilerControllerDeps<AgentComputerReconcilerOptions>;
 
 /**
  * The `agentcomputer` controller, woken by its agent computers, their workloads' objects and their
  * tasks: a task's prompts keep its workspace from idling, and their end restarts the idle clock.
+ * Default 4 workers: each reconcile waits on its workload's API calls.
  */
 export const addAgentComputerController: AddController<AgentComputerControllerDeps, AgentComputer> = (
   manager,

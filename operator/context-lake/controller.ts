@@ -8,7 +8,7 @@ import type { ContextLake } from '../../crds/index.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { SqsNotificationQueues } from '../../platform/lake-notifications/queues.js';
 import { withNothingToClose } from '../controller/index.js';
-import type { AddController, ControllerDeps } from '../controller/index.js';
+import type { AddController, ControllerDeps, ReconcilerControllerDeps } from '../controller/index.js';
 import { workloadOwnedTypes } from '../runtimes/owned-types.js';
 import { BatchHandler } from './notifications/batch-handler.js';
 import { NotificationMetrics } from './notifications/notification-metrics.js';
@@ -16,13 +16,12 @@ import { LakeNotificationsReconciler } from './notifications/reconciler.js';
 import { ContextLakeReconciler } from './reconciler.js';
 import type { ContextLakeReconcilerOptions } from './reconciler.js';
 
-export type ContextLakeControllerDeps = ControllerDeps &
-  Omit<ContextLakeReconcilerOptions, 'store' | 'logger' | 'now'> & {
-    /** Parallel reconciles. Default 2. */
-    workers?: number | undefined;
-  };
+export type ContextLakeControllerDeps = ReconcilerControllerDeps<ContextLakeReconcilerOptions>;
 
-/** The `contextlake` controller, woken by its lakes, their workloads' objects and their credentials Secret. */
+/**
+ * The `contextlake` controller, woken by its lakes, their workloads' objects and their credentials
+ * Secret. Default 2 workers.
+ */
 export const addContextLakeController: AddController<ContextLakeControllerDeps, ContextLake> = (
   manager,
   deps,

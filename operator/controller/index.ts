@@ -26,4 +26,9 @@ export type {
   WatchSource,
 } from './types.js';
 export { withNothingToClose } from './registration.js';
-export type { AddController, AddedController, ControllerDeps } from './registration.js';
+export type {
+  AddController,
+  AddedController,
+  ControllerDeps,
+  ReconcilerControllerDeps,
+} from './registration.js';

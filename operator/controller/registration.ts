@@ -13,6 +13,16 @@ export interface ControllerDeps {
   registry: Registry;
 }
 
+/**
+ * The deps of a controller whose reconciler takes `Options`: the shared ones, the reconciler's own
+ * (less what the registration builds itself, `Built`), and how many reconciles may run at once.
+ */
+export type ReconcilerControllerDeps<Options, Built extends keyof Options = never> = ControllerDeps &
+  Omit<Options, 'store' | 'logger' | 'now' | Built> & {
+    /** Parallel reconciles (one key never twice at once); each `add…Controller` says its default. */
+    workers?: number | undefined;
+  };
+
 /** What adding a controller hands back to the operator. */
 export interface AddedController<T extends KubeObject = KubeObject> {
   /** `enqueue` wakes one of its objects by hand (a runtime saw its workload change). */

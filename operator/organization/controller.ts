@@ -1,15 +1,14 @@
 import { NamespaceType, OrganizationType } from '../../crds/index.js';
 import type { Organization } from '../../crds/index.js';
 import { withNothingToClose } from '../controller/index.js';
-import type { AddController, ControllerDeps } from '../controller/index.js';
+import type { AddController, ReconcilerControllerDeps } from '../controller/index.js';
 import { NetworkPolicyType } from '../runtimes/kube-objects.js';
 import { OrganizationReconciler } from './reconciler.js';
 import type { OrganizationReconcilerOptions } from './reconciler.js';
 
-export type OrganizationControllerDeps = ControllerDeps &
-  Pick<OrganizationReconcilerOptions, 'controlNamespace'>;
+export type OrganizationControllerDeps = ReconcilerControllerDeps<OrganizationReconcilerOptions>;
 
-/** The `organization` controller: each organization's namespace and the NetworkPolicy fencing it. */
+/** The `organization` controller: each organization's namespace and the NetworkPolicy fencing it. Default 2 workers. */
 export const addOrganizationController: AddController<OrganizationControllerDeps, Organization> = (
   manager,
   deps,
@@ -24,5 +23,6 @@ export const addOrganizationController: AddController<OrganizationControllerDeps
         logger: deps.logger.child({ controller: 'organization' }),
         controlNamespace: deps.controlNamespace,
       }),
+      workers: deps.workers,
     }),
   );

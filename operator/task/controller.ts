@@ -2,7 +2,7 @@ import { AgentComputerType, OrganizationType, TaskType } from '../../crds/index.
 import type { AgentComputer, Organization, Task } from '../../crds/index.js';
 import type { Controller } from '../controller/index.js';
 import { withNothingToClose } from '../controller/index.js';
-import type { AddController, ControllerDeps } from '../controller/index.js';
+import type { AddController, ReconcilerControllerDeps } from '../controller/index.js';
 import { TaskEventFollowers } from './event-followers.js';
 import { TaskMetrics } from './metrics.js';
 import { TaskReconciler } from './reconciler.js';
@@ -10,15 +10,11 @@ import type { TaskReconcilerOptions } from './reconciler.js';
 import { UploadedFileExpiryReconciler } from './uploaded-file-expiry.js';
 import type { UploadedFileExpiryOptions } from './uploaded-file-expiry.js';
 
-export type TaskControllerDeps = ControllerDeps &
-  Omit<TaskReconcilerOptions, 'store' | 'logger' | 'followers' | 'metrics' | 'now'> & {
-    /** Parallel reconciles. Default 4. */
-    workers?: number | undefined;
-  };
+export type TaskControllerDeps = ReconcilerControllerDeps<TaskReconcilerOptions, 'followers' | 'metrics'>;
 
 /**
  * The `task` controller, woken by its tasks, by their workspaces' changes and by the runners' event
- * streams (followed beside the workers, closed after the manager stopped).
+ * streams (followed beside the workers, closed after the manager stopped). Default 4 workers.
  */
 export const addTaskController: AddController<TaskControllerDeps, Task> = (manager, deps) => {
   const { store, logger, registry, workers, ...reconcilerOptions } = deps;
