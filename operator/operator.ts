@@ -42,7 +42,7 @@ export interface OperatorOptions {
   /** How long soft-deleted tasks are kept before they are removed. Default 7 days. */
   deletedTaskRetentionMs?: number;
   taskWorkers?: number;
-  /** Delivers the tasks' webhook outboxes (operator/webhooks); without it, entries wait in the outbox. */
+  /** Delivers the tasks' webhook outboxes (operator/webhook); without it, entries wait in the outbox. */
   webhooks?: { publicUrl: string; allowPrivateTargets: boolean; retrySchedule?: number[] };
   /** Uploaded files, handed to runners as signed URLs; the API server's store. Without it, prompts naming files fail. */
   objectStore?: ObjectStore;

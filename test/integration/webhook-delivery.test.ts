@@ -1,4 +1,4 @@
-// Webhook delivery from the transactional outbox (operator/webhooks), on an embedded store with a
+// Webhook delivery from the transactional outbox (operator/webhook), on an embedded store with a
 // ControllerManager running only the `webhook-delivery` controller. The Task reconciler's part,
 // writing outbox entries into Task status, is played by the test. Every delivery lands on a real
 // receiver (node:http on loopback) that checks signatures with Node's crypto and the published PEM,
