@@ -38,7 +38,7 @@ import {
 } from '../crds/index.js';
 import type { ResourceType } from '../crds/index.js';
 import { startOperator } from '../operator/operator.js';
-import type { PersistentVolumeClaim, Pod } from '../operator/runtimes/kube-types.js';
+import type { PersistentVolumeClaim, Pod } from '../operator/runtimes/kube-objects.js';
 import { PodRuntime } from '../operator/runtimes/pod.js';
 import { createLogger } from '../platform/log.js';
 import { KubernetesStore } from '../platform/store/kubernetes.js';

@@ -1,4 +1,4 @@
-// Webhook delivery (operator/webhooks) on the embedded store, each figure against a floor measured in
+// Webhook delivery (operator/webhook) on the embedded store, each figure against a floor measured in
 // the same run:
 // - signing cost per delivery: WebhookSigningKeys.sign (Ed25519, Standard Webhooks `v1a`) of a real
 //   delivery body, with one key and with two during a rotation, against Standard Webhooks' symmetric
@@ -64,7 +64,7 @@ import type { KubeObject, ResourceType } from '../crds/resource.js';
 import { ControllerManager } from '../operator/controller/index.js';
 import { transitionEvents, outboxEntriesFor } from '../operator/task/webhook-events.js';
 import { deliveryBody } from '../operator/webhook/delivery-body.js';
-import { addWebhookDeliveryController } from '../operator/webhook/index.js';
+import { addWebhookDeliveryController } from '../operator/webhook/controller.js';
 import { InstallationKey } from '../platform/installation-key.js';
 import { createLogger } from '../platform/log.js';
 import { EmbeddedStore } from '../platform/store/embedded.js';
@@ -109,7 +109,7 @@ const CONTROL = 'agentry-system';
 const ORG = 'bench';
 const NS = `agentry-org-${ORG}`;
 const PUBLIC_URL = 'https://agentry.example';
-/** The controller's defaults (operator/webhook/index.ts), which the floor copies. */
+/** The controller's defaults (operator/webhook/controller.ts), which the floor copies. */
 const PER_WEBHOOK_CONCURRENCY = 4;
 const DELIVERY_WORKERS = 8;
 /** One floor POST, as the controller's attempt timeout. */

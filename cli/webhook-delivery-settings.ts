@@ -1,4 +1,4 @@
-import { parseRetrySchedule } from '../operator/webhook/index.js';
+import { parseRetrySchedule } from '../operator/webhook/retry-schedule.js';
 import { publicUrlOf } from '../platform/config.js';
 import type { Config } from '../platform/config.js';
 

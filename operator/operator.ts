@@ -1,44 +1,21 @@
 import type { Registry } from 'prom-client';
-import {
-  AgentComputerType,
-  CONTEXT_LAKE_NAME,
-  CONTEXT_LAKE_SECRET_NAME,
-  ContextLakeType,
-  NamespaceType,
-  OrganizationType,
-  SecretType,
-  TaskType,
-} from '../crds/index.js';
-import type { AgentComputer, Runtime, Task } from '../crds/index.js';
+import type { Runtime } from '../crds/index.js';
 import type { ExecutorCatalog } from '../platform/executor-catalog.js';
 import type { InstallationKey } from '../platform/installation-key.js';
 import { EventRecorder } from '../platform/events.js';
 import type { Logger } from '../platform/log.js';
 import type { ObjectStore } from '../platform/objectstore/types.js';
 import type { ResourceStore } from '../platform/store/types.js';
-import { ControllerManager } from './controller/index.js';
-import type { Controller } from './controller/index.js';
-import { TaskReconciler } from './task/reconciler.js';
-import { TaskEventFollowers } from './task/event-followers.js';
-import { TaskMetrics } from './task/metrics.js';
-import type { LeaderElectionConfig, ManagerExit } from './controller/index.js';
-import type { ResourceType } from '../crds/index.js';
-import { AgentComputerReconciler } from './agent-computer/reconciler.js';
-import { ContextLakeReconciler } from './context-lake/reconciler.js';
-import { OrganizationReconciler } from './organization/reconciler.js';
-import {
-  NetworkPolicyType,
-  PersistentVolumeClaimType,
-  PodType,
-  ServiceType,
-  VirtualMachineType,
-} from './runtimes/kube-types.js';
-import type { WorkloadRuntime } from './runtimes/types.js';
-import { addWebhookDeliveryController } from './webhook/index.js';
-import { addLakeNotificationsController } from './context-lake/notifications/index.js';
-import { addUploadedFileExpiryController } from './task/uploaded-file-expiry.js';
 import type { SkillCatalog } from '../platform/skill-catalog.js';
 import type { SqsNotificationQueues } from '../platform/lake-notifications/queues.js';
+import { ControllerManager } from './controller/index.js';
+import type { AddedController, LeaderElectionConfig, ManagerExit } from './controller/index.js';
+import { addAgentComputerController } from './agent-computer/controller.js';
+import { addContextLakeController, addLakeNotificationsController } from './context-lake/controller.js';
+import { addOrganizationController } from './organization/controller.js';
+import { addTaskController, addUploadedFileExpiryController } from './task/controller.js';
+import { addWebhookDeliveryController } from './webhook/controller.js';
+import type { WorkloadRuntime } from './runtimes/types.js';
 
 export interface OperatorOptions {
   store: ResourceStore;
@@ -65,7 +42,7 @@ export interface OperatorOptions {
   /** How long soft-deleted tasks are kept before they are removed. Default 7 days. */
   deletedTaskRetentionMs?: number;
   taskWorkers?: number;
-  /** Delivers the tasks' webhook outboxes (operator/webhooks); without it, entries wait in the outbox. */
+  /** Delivers the tasks' webhook outboxes (operator/webhook); without it, entries wait in the outbox. */
   webhooks?: { publicUrl: string; allowPrivateTargets: boolean; retrySchedule?: number[] };
   /** Uploaded files, handed to runners as signed URLs; the API server's store. Without it, prompts naming files fail. */
   objectStore?: ObjectStore;
@@ -95,185 +72,99 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
-/** The Kubernetes kinds each runtime creates, so their changes wake the owning AgentComputer. */
-function ownedTypes(runtimes: ReadonlyMap<Runtime, WorkloadRuntime>): ResourceType[] {
-  const owned: ResourceType[] = [SecretType];
-  if (runtimes.has('pod') || runtimes.has('kubevirt'))
-    owned.push(ServiceType, NetworkPolicyType, PersistentVolumeClaimType);
-  if (runtimes.has('pod')) owned.push(PodType);
-  if (runtimes.has('kubevirt')) owned.push(VirtualMachineType);
-  return owned;
-}
-
-/** Builds the operator's controllers on one manager and starts it (waiting for caches, and the lease). */
+/**
+ * Builds the operator's controllers on one manager and starts it (waiting for caches, and the lease).
+ * Each kind's folder adds its own controllers (operator/<kind>/controller.ts); this only builds what
+ * they share and lists them.
+ */
 export async function startOperator(options: OperatorOptions): Promise<RunningOperator> {
-  const { store, logger } = options;
+  const { store, logger, registry, installationKey, objectStore } = options;
   const manager = new ControllerManager({
     store,
     logger,
-    registry: options.registry,
+    registry,
     ...(options.leaderElection === undefined ? {} : { leaderElection: options.leaderElection }),
   });
+  const controlNamespace = options.controlNamespace ?? 'agentry-system';
+  const shared = { store, logger, registry };
   const events = new EventRecorder(store, { component: 'agentry-operator', logger });
-  manager.add({
-    name: 'organization',
-    for: OrganizationType,
-    owns: [NamespaceType, NetworkPolicyType],
-    reconciler: new OrganizationReconciler({
-      store,
-      logger,
-      controlNamespace: options.controlNamespace ?? 'agentry-system',
-    }),
+  const workloads = {
+    events,
+    installationKey,
+    runtimes: options.runtimes,
+    defaultRuntime: options.defaultRuntime,
+  };
+  const allowPrivateTargets = options.webhooks?.allowPrivateTargets ?? false;
+
+  const organizations = addOrganizationController(manager, { ...shared, controlNamespace });
+  const agentComputers = addAgentComputerController(manager, {
+    ...shared,
+    ...workloads,
+    objectStore,
+    workers: options.agentComputerWorkers,
   });
-  const agentComputers = manager.add({
-    name: 'agentcomputer',
-    for: AgentComputerType,
-    owns: ownedTypes(options.runtimes),
-    // A task's prompts keep its workspace from idling, and their end restarts the idle clock.
-    watches: [
-      {
-        type: TaskType,
-        map: (task: Task) => [{ namespace: task.metadata.namespace, name: task.spec.workspace }],
-      },
-    ],
-    reconciler: new AgentComputerReconciler({
-      store,
-      events,
-      logger,
-      runtimes: options.runtimes,
-      defaultRuntime: options.defaultRuntime,
-      installationKey: options.installationKey,
-      objectStore: options.objectStore,
-    }),
-    workers: options.agentComputerWorkers ?? 4,
+  const tasks = addTaskController(manager, {
+    ...shared,
+    events,
+    installationKey,
+    executors: options.executors,
+    envFallback: options.executorEnvFallback ?? {},
+    objectStore,
+    skills: options.skills,
+    ephemeralIdleGraceMs: options.ephemeralIdleGraceMs,
+    allowPrivateSkillSources: options.allowPrivateSkillSources ?? allowPrivateTargets,
+    deletedRetentionMs: options.deletedTaskRetentionMs,
+    workers: options.taskWorkers,
   });
-  const tasks = addTaskController(manager, options, events);
-  const contextLakes = addContextLakeController(manager, options, events);
-  if (options.webhooks !== undefined) {
+  const contextLakes = addContextLakeController(manager, {
+    ...shared,
+    ...workloads,
+    ...options.contextLakes,
+  });
+  // Controllers of optional features: only with their settings.
+  const webhookDeliveries =
+    options.webhooks &&
     addWebhookDeliveryController(manager, {
+      ...shared,
       ...options.webhooks,
-      store,
-      logger,
-      registry: options.registry,
-      controlNamespace: options.controlNamespace ?? 'agentry-system',
-      installationKey: options.installationKey,
+      controlNamespace,
+      installationKey,
     });
-  }
   const lakeNotifications =
-    options.lakeNotificationQueues === undefined
-      ? undefined
-      : addLakeNotificationsController(manager, {
-          store,
-          logger,
-          registry: options.registry,
-          queues: options.lakeNotificationQueues,
-          installationKey: options.installationKey,
-        });
-  if (options.objectStore !== undefined) {
-    addUploadedFileExpiryController(manager, {
-      objectStore: options.objectStore,
-      logger: logger.child({ controller: 'uploaded-file-expiry' }),
-      registry: options.registry,
+    options.lakeNotificationQueues &&
+    addLakeNotificationsController(manager, {
+      ...shared,
+      queues: options.lakeNotificationQueues,
+      installationKey,
     });
-  }
+  const uploadedFileExpiry =
+    objectStore && addUploadedFileExpiryController(manager, { objectStore, logger, registry });
+  const added: (AddedController | undefined)[] = [
+    organizations,
+    agentComputers,
+    tasks,
+    contextLakes,
+    webhookDeliveries,
+    lakeNotifications,
+    uploadedFileExpiry,
+  ];
+
   await manager.start();
   return {
     manager,
     notifyAgentComputer(namespace, name) {
-      agentComputers.enqueue({ namespace, name });
+      agentComputers.controller.enqueue({ namespace, name });
     },
     notifyTask(namespace, name) {
       tasks.controller.enqueue({ namespace, name });
     },
     notifyContextLake(namespace, name) {
-      contextLakes.enqueue({ namespace, name });
+      contextLakes.controller.enqueue({ namespace, name });
     },
     done: manager.done,
     async stop() {
       await manager.stop();
-      await tasks.followers.stopAll();
-      await lakeNotifications?.stopPollers();
+      for (const controller of added) await controller?.afterStop();
     },
   };
-}
-
-/** The ContextLake controller, woken by its lakes, their workloads' objects and their credentials Secret. */
-function addContextLakeController(
-  manager: ControllerManager,
-  options: OperatorOptions,
-  events: EventRecorder,
-): Controller {
-  const settings = options.contextLakes ?? {};
-  return manager.add({
-    name: 'contextlake',
-    for: ContextLakeType,
-    owns: ownedTypes(options.runtimes),
-    // The `${secrets:...}` values: a changed credential is pushed to the running lake.
-    watches: [
-      {
-        type: SecretType,
-        map: (secret) =>
-          secret.metadata.name === CONTEXT_LAKE_SECRET_NAME
-            ? [{ namespace: secret.metadata.namespace, name: CONTEXT_LAKE_NAME }]
-            : [],
-      },
-    ],
-    reconciler: new ContextLakeReconciler({
-      store: options.store,
-      events,
-      logger: options.logger.child({ controller: 'contextlake' }),
-      runtimes: options.runtimes,
-      defaultRuntime: options.defaultRuntime,
-      installationKey: options.installationKey,
-      ...(settings.busyPollMs === undefined ? {} : { busyPollMs: settings.busyPollMs }),
-      ...(settings.runningPollMs === undefined ? {} : { runningPollMs: settings.runningPollMs }),
-    }),
-    workers: settings.workers ?? 2,
-  });
-}
-
-/** The Task controller, woken by its tasks, by their workspaces' changes and by runner events. */
-function addTaskController(manager: ControllerManager, options: OperatorOptions, events: EventRecorder) {
-  const holder: { controller?: Controller } = {};
-  const followers = new TaskEventFollowers({
-    logger: options.logger.child({ component: 'task-events' }),
-    onProgress: (namespace, name) => holder.controller?.enqueue({ namespace, name }),
-  });
-  const controller = manager.add({
-    name: 'task',
-    for: TaskType,
-    watches: [
-      {
-        type: AgentComputerType,
-        map: (workspace: AgentComputer) =>
-          manager.caches
-            .list(TaskType, workspace.metadata.namespace)
-            .filter((task) => task.spec.workspace === workspace.metadata.name)
-            .map((task) => ({ namespace: task.metadata.namespace, name: task.metadata.name })),
-      },
-    ],
-    reconciler: new TaskReconciler({
-      store: options.store,
-      logger: options.logger.child({ controller: 'task' }),
-      events,
-      installationKey: options.installationKey,
-      executors: options.executors,
-      followers,
-      metrics: new TaskMetrics(options.registry),
-      envFallback: options.executorEnvFallback ?? {},
-      objectStore: options.objectStore,
-      ...(options.skills === undefined ? {} : { skills: options.skills }),
-      ...(options.ephemeralIdleGraceMs === undefined
-        ? {}
-        : { ephemeralIdleGraceMs: options.ephemeralIdleGraceMs }),
-      allowPrivateSkillSources:
-        options.allowPrivateSkillSources ?? options.webhooks?.allowPrivateTargets ?? false,
-      ...(options.deletedTaskRetentionMs === undefined
-        ? {}
-        : { deletedRetentionMs: options.deletedTaskRetentionMs }),
-    }),
-    workers: options.taskWorkers ?? 4,
-  });
-  holder.controller = controller;
-  return { controller, followers };
 }

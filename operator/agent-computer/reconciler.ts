@@ -9,7 +9,7 @@ import type { Logger } from '../../platform/log.js';
 import { deepEqual } from '../../platform/store/merge.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
-import { deleteControlled } from '../runtimes/kube-types.js';
+import { deleteControlled } from '../runtimes/ensure-object.js';
 import type { WorkloadObservation, WorkloadRuntime } from '../runtimes/types.js';
 import { workloadLabels } from '../runtimes/types.js';
 import { computeAgentComputerStatus, runtimeNotEnabledStatus } from './status.js';

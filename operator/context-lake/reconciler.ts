@@ -16,7 +16,7 @@ import { LakeConfigSync } from './config-sync.js';
 import { recordLakeTransitions } from './lake-events.js';
 import { updateLakeStatus } from './status-writer.js';
 import { ensureWorkloadToken } from '../runtimes/workload-token.js';
-import { deleteControlled } from '../runtimes/kube-types.js';
+import { deleteControlled } from '../runtimes/ensure-object.js';
 import { describeError } from '../runtimes/process/errors.js';
 import type { WorkloadRuntime } from '../runtimes/types.js';
 import { workloadLabels } from '../runtimes/types.js';

@@ -25,3 +25,10 @@ export type {
   Reconciler,
   WatchSource,
 } from './types.js';
+export { withNothingToClose } from './registration.js';
+export type {
+  AddController,
+  AddedController,
+  ControllerDeps,
+  ReconcilerControllerDeps,
+} from './registration.js';

@@ -6,8 +6,9 @@ import {
   organizationNamespace,
 } from '../../crds/index.js';
 import type { Namespace, Organization, OrganizationStatus, OwnerReference } from '../../crds/index.js';
-import { NetworkPolicyType, ensureObject } from '../runtimes/kube-types.js';
-import type { NetworkPolicy } from '../runtimes/kube-types.js';
+import { NetworkPolicyType } from '../runtimes/kube-objects.js';
+import { ensureObject } from '../runtimes/ensure-object.js';
+import type { NetworkPolicy } from '../runtimes/kube-objects.js';
 import { CONTROL_PLANE_APPS } from '../runtimes/network-policy.js';
 import type { Logger } from '../../platform/log.js';
 import { deepEqual } from '../../platform/store/merge.js';

@@ -2,7 +2,7 @@
 // virt-launcher pod): the Service in front of its program and the NetworkPolicy around it.
 import type { OwnerReference } from '../../crds/index.js';
 import type { ClusterRuntimeOptions } from './cluster-options.js';
-import type { NetworkPolicy, Service } from './kube-types.js';
+import type { NetworkPolicy, Service } from './kube-objects.js';
 import { runnerNetworkPolicy } from './network-policy.js';
 import { workloadLabels, workloadProgram } from './types.js';
 import type { WorkloadObject } from './types.js';

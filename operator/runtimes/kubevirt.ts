@@ -5,18 +5,11 @@
 import { secretData } from '../../crds/index.js';
 import type { OwnerReference, Secret } from '../../crds/index.js';
 import { SecretType } from '../../crds/index.js';
-import {
-  NetworkPolicyType,
-  ServiceType,
-  VirtualMachineType,
-  controllerReference,
-  deleteControlled,
-  ensureObject,
-  quantityValue,
-  serviceEndpoint,
-  serviceName,
-} from './kube-types.js';
-import type { VirtualMachine } from './kube-types.js';
+import { NetworkPolicyType, ServiceType, VirtualMachineType } from './kube-objects.js';
+import { controllerReference, deleteControlled, ensureObject } from './ensure-object.js';
+import { serviceEndpoint, serviceName } from './workload-names.js';
+import { quantityValue } from './quantity.js';
+import type { VirtualMachine } from './kube-objects.js';
 import { namespaceOf, workloadNetworkPolicy, workloadService } from './cluster-objects.js';
 import { placementFields } from './cluster-options.js';
 import type { ClusterRuntimeOptions } from './cluster-options.js';

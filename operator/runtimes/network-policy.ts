@@ -2,7 +2,7 @@
 // reach the runner; the workload may reach the internet but not the cluster or cloud metadata.
 import type { OwnerReference } from '../../crds/index.js';
 import type { EgressAllowance } from '../../platform/workload-placement.js';
-import type { NetworkPolicy } from './kube-types.js';
+import type { NetworkPolicy } from './kube-objects.js';
 
 /** Private (RFC 1918), link-local (cloud metadata at 169.254.169.254) and carrier-grade NAT ranges. */
 export const BLOCKED_IPV4_RANGES: readonly string[] = [

@@ -1,6 +1,6 @@
 // What a pod of the `pod` runtime says about its workload: ready, starting, or unable to start
 // without a change to the spec or the cluster (a bad image, a crashing program, no node to take it).
-import type { Pod } from './kube-types.js';
+import type { Pod } from './kube-objects.js';
 import { RUNNER_PROGRAM } from './types.js';
 import type { WorkloadContext, WorkloadObservation, WorkloadProgram } from './types.js';
 type WaitingHint = (image: string, context: WorkloadContext, program: WorkloadProgram) => string;

@@ -3,22 +3,17 @@
 // keeps the rest; a redeploy is a new Pod on the same disk.
 import type { OwnerReference } from '../../crds/index.js';
 import { isStoreError } from '../../platform/store/types.js';
+import { PersistentVolumeClaimType, PodType, NetworkPolicyType, ServiceType } from './kube-objects.js';
 import {
-  PersistentVolumeClaimType,
-  PodType,
-  NetworkPolicyType,
-  ServiceType,
   controllerReference,
   deepMerge,
   deleteControlled,
   deleteIfOwned,
   ensureObject,
-  quantityValue,
-  serviceEndpoint,
-  serviceName,
-  shortHash,
-} from './kube-types.js';
-import type { PersistentVolumeClaim, Pod } from './kube-types.js';
+} from './ensure-object.js';
+import { serviceEndpoint, serviceName, shortHash } from './workload-names.js';
+import { quantityValue } from './quantity.js';
+import type { PersistentVolumeClaim, Pod } from './kube-objects.js';
 import { namespaceOf, workloadNetworkPolicy, workloadService } from './cluster-objects.js';
 import { placementFields } from './cluster-options.js';
 import type { ClusterRuntimeOptions, WorkloadDefaults } from './cluster-options.js';

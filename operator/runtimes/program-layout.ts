@@ -1,7 +1,7 @@
 // How each workload program is laid out inside a pod or VM: its environment, where its disk is
 // mounted, where it works. The pod and kubevirt runtimes stay one implementation each and read
 // their program-specific parts from here.
-import { quantityValue } from './kube-types.js';
+import { quantityValue } from './quantity.js';
 import type { WorkloadProgram } from './types.js';
 
 /** The runner's working directory, on the workload disk. */

@@ -2,7 +2,7 @@ import { SecretType, secretData, secretValue } from '../../crds/index.js';
 import type { KubeObject } from '../../crds/index.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
-import { controllerReference } from './kube-types.js';
+import { controllerReference } from './ensure-object.js';
 
 /**
  * Keeps a workload's token in a Secret the resource owns (key `token`), for runtimes that mount it

@@ -6,13 +6,7 @@ import type { Logger } from '../../platform/log.js';
 import { uploadedFileKey } from '../../platform/objectstore/keys.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import { listAllObjects } from '../../platform/objectstore/types.js';
-import type {
-  Caches,
-  ControllerManager,
-  ReconcileRequest,
-  ReconcileResult,
-  Reconciler,
-} from '../controller/index.js';
+import type { Caches, ReconcileRequest, ReconcileResult, Reconciler } from '../controller/index.js';
 
 const HOUR = 3_600_000;
 
@@ -101,18 +95,4 @@ export class UploadedFileExpiryReconciler implements Reconciler {
     }
     return deleted;
   }
-}
-
-/**
- * Adds the expiry as a controller of organizations: it runs where controllers run, so only on the
- * leader. Before `manager.start()`.
- */
-export function addUploadedFileExpiryController(
-  manager: ControllerManager,
-  options: UploadedFileExpiryOptions,
-): UploadedFileExpiryReconciler {
-  manager.cache(TaskType);
-  const reconciler = new UploadedFileExpiryReconciler(manager.caches, options);
-  manager.add({ name: 'uploaded-file-expiry', for: OrganizationType, reconciler, workers: 1 });
-  return reconciler;
 }

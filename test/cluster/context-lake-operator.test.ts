@@ -25,8 +25,8 @@ import {
   PodType,
   ServiceType,
   VirtualMachineType,
-} from '../../operator/runtimes/kube-types.js';
-import type { Pod } from '../../operator/runtimes/kube-types.js';
+} from '../../operator/runtimes/kube-objects.js';
+import type { Pod } from '../../operator/runtimes/kube-objects.js';
 import { KubevirtRuntime } from '../../operator/runtimes/kubevirt.js';
 import { PodRuntime } from '../../operator/runtimes/pod.js';
 import { LAKE_PORT } from '../../operator/runtimes/types.js';

@@ -21,7 +21,7 @@ import type { KubeObject, ResourceType, Runtime } from '../../crds/index.js';
 import { DEFAULT_POLICY_NAME } from '../../operator/organization/reconciler.js';
 import { startOperator } from '../../operator/operator.js';
 import type { RunningOperator } from '../../operator/operator.js';
-import { NetworkPolicyType, VirtualMachineType } from '../../operator/runtimes/kube-types.js';
+import { NetworkPolicyType, VirtualMachineType } from '../../operator/runtimes/kube-objects.js';
 import { KubevirtRuntime } from '../../operator/runtimes/kubevirt.js';
 import { PodRuntime } from '../../operator/runtimes/pod.js';
 import type { WorkloadRuntime } from '../../operator/runtimes/types.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SecretType } from '../../crds/index.js';
-import { PodType, VirtualMachineType } from '../../operator/runtimes/kube-types.js';
-import type { VirtualMachine } from '../../operator/runtimes/kube-types.js';
+import { PodType, VirtualMachineType } from '../../operator/runtimes/kube-objects.js';
+import type { VirtualMachine } from '../../operator/runtimes/kube-objects.js';
 import { clusterStore, createTestNamespace, eventually } from './support.js';
 
 const store = clusterStore();

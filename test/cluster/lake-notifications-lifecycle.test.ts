@@ -13,7 +13,7 @@ import type { Dataset } from '../../crds/index.js';
 import { LakeConfigSchema } from '../../lake/config.js';
 import { startLakeServer } from '../../lake/server.js';
 import { ControllerManager } from '../../operator/controller/index.js';
-import { addLakeNotificationsController } from '../../operator/context-lake/notifications/index.js';
+import { addLakeNotificationsController } from '../../operator/context-lake/controller.js';
 import { InstallationKey } from '../../platform/installation-key.js';
 import { LakeClient } from '../../platform/lake-client.js';
 import { isStoreError } from '../../platform/store/types.js';

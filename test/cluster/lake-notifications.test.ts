@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Registry } from 'prom-client';
 import { ControllerManager } from '../../operator/controller/index.js';
-import { addLakeNotificationsController } from '../../operator/context-lake/notifications/index.js';
+import { addLakeNotificationsController } from '../../operator/context-lake/controller.js';
 import { InstallationKey } from '../../platform/installation-key.js';
 import {
   CounterWriteFaults,

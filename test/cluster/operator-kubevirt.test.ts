@@ -6,13 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { SecretType, secretValue } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
 import { WORKLOAD_FINALIZER } from '../../operator/agent-computer/reconciler.js';
-import {
-  NetworkPolicyType,
-  ServiceType,
-  VirtualMachineType,
-  serviceName,
-} from '../../operator/runtimes/kube-types.js';
-import type { VirtualMachine } from '../../operator/runtimes/kube-types.js';
+import { NetworkPolicyType, ServiceType, VirtualMachineType } from '../../operator/runtimes/kube-objects.js';
+import { serviceName } from '../../operator/runtimes/workload-names.js';
+import type { VirtualMachine } from '../../operator/runtimes/kube-objects.js';
 import { RUNNER_PORT } from '../../operator/runtimes/types.js';
 import { call, startTestApi } from '../support/api-server.js';
 import type { TestApi } from '../support/api-server.js';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { agentComputerStatus } from '../../api/agent-computer/present.js';
 import { AgentComputerType } from '../../crds/index.js';
-import { PodType } from '../../operator/runtimes/kube-types.js';
+import { PodType } from '../../operator/runtimes/kube-objects.js';
 import {
   TestVolumes,
   createAgentComputer,

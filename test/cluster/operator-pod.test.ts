@@ -11,9 +11,9 @@ import {
   PersistentVolumeClaimType,
   PodType,
   ServiceType,
-  serviceName,
-} from '../../operator/runtimes/kube-types.js';
-import type { Pod } from '../../operator/runtimes/kube-types.js';
+} from '../../operator/runtimes/kube-objects.js';
+import { serviceName } from '../../operator/runtimes/workload-names.js';
+import type { Pod } from '../../operator/runtimes/kube-objects.js';
 import { RUNNER_PORT } from '../../operator/runtimes/types.js';
 import { CONTROL_NAMESPACE, call, startTestApi } from '../support/api-server.js';
 import type { TestApi } from '../support/api-server.js';

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { agentComputerStatus } from '../../api/agent-computer/present.js';
 import { AgentComputerType } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
-import { PersistentVolumeClaimType, PodType } from '../../operator/runtimes/kube-types.js';
-import type { Pod } from '../../operator/runtimes/kube-types.js';
+import { PersistentVolumeClaimType, PodType } from '../../operator/runtimes/kube-objects.js';
+import type { Pod } from '../../operator/runtimes/kube-objects.js';
 import {
   TestVolumes,
   createAgentComputer,

@@ -33,7 +33,7 @@ import {
   PodType,
   ServiceType,
   VirtualMachineType,
-} from '../../operator/runtimes/kube-types.js';
+} from '../../operator/runtimes/kube-objects.js';
 import { KubevirtRuntime } from '../../operator/runtimes/kubevirt.js';
 import { PodRuntime } from '../../operator/runtimes/pod.js';
 import type { WorkloadRuntime } from '../../operator/runtimes/types.js';

@@ -17,8 +17,8 @@ import {
   PersistentVolumeClaimType,
   PodType,
   ServiceType,
-} from '../../operator/runtimes/kube-types.js';
-import type { Pod } from '../../operator/runtimes/kube-types.js';
+} from '../../operator/runtimes/kube-objects.js';
+import type { Pod } from '../../operator/runtimes/kube-objects.js';
 import { BLOCKED_IPV4_RANGES } from '../../operator/runtimes/network-policy.js';
 import { PodRuntime, podWorkloadNames } from '../../operator/runtimes/pod.js';
 import { RUNNER_PORT } from '../../operator/runtimes/types.js';

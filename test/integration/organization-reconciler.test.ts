@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NamespaceType, OrganizationSpecSchema, OrganizationType, apiVersionOf } from '../../crds/index.js';
 import { DEFAULT_POLICY_NAME, OrganizationReconciler } from '../../operator/organization/reconciler.js';
-import { NetworkPolicyType } from '../../operator/runtimes/kube-types.js';
+import { NetworkPolicyType } from '../../operator/runtimes/kube-objects.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 

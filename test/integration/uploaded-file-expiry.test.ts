@@ -10,7 +10,8 @@ import { Registry } from 'prom-client';
 import { OrganizationSpecSchema, OrganizationType, TaskType, apiVersionOf } from '../../crds/index.js';
 import type { PromptStatus, Task } from '../../crds/index.js';
 import { ControllerManager } from '../../operator/controller/index.js';
-import { addUploadedFileExpiryController } from '../../operator/task/uploaded-file-expiry.js';
+import { addUploadedFileExpiryController } from '../../operator/task/controller.js';
+import { UploadedFileExpiryReconciler } from '../../operator/task/uploaded-file-expiry.js';
 import { createLogger } from '../../platform/log.js';
 import { FilesystemObjectStore } from '../../platform/objectstore/filesystem.js';
 import { uploadedFileKey } from '../../platform/objectstore/keys.js';
@@ -120,7 +121,8 @@ describe('uploaded file expiry', () => {
   it('keeps uploads younger than the limit', async () => {
     const young = await upload('agentry-org-acme');
     manager = new ControllerManager({ store, logger, registry: new Registry() });
-    const reconciler = addUploadedFileExpiryController(manager, {
+    manager.cache(TaskType);
+    const reconciler = new UploadedFileExpiryReconciler(manager.caches, {
       objectStore: objects,
       logger,
       registry: new Registry(),

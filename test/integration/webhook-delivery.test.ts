@@ -1,4 +1,4 @@
-// Webhook delivery from the transactional outbox (operator/webhooks), on an embedded store with a
+// Webhook delivery from the transactional outbox (operator/webhook), on an embedded store with a
 // ControllerManager running only the `webhook-delivery` controller. The Task reconciler's part,
 // writing outbox entries into Task status, is played by the test. Every delivery lands on a real
 // receiver (node:http on loopback) that checks signatures with Node's crypto and the published PEM,
@@ -23,8 +23,8 @@ import {
 } from '../../crds/index.js';
 import type { OutboxEntry, Task, TaskStatus, Webhook, WebhookEventType } from '../../crds/index.js';
 import { ControllerManager } from '../../operator/controller/index.js';
-import { addWebhookDeliveryController } from '../../operator/webhook/index.js';
-import type { WebhookDeliveryOptions } from '../../operator/webhook/index.js';
+import { addWebhookDeliveryController } from '../../operator/webhook/controller.js';
+import type { WebhookDeliveryControllerDeps } from '../../operator/webhook/controller.js';
 import { InstallationKey } from '../../platform/installation-key.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
@@ -171,7 +171,7 @@ async function receiver(): Promise<Receiver> {
 }
 
 async function startDelivery(
-  options: Partial<WebhookDeliveryOptions> = {},
+  options: Partial<WebhookDeliveryControllerDeps> = {},
 ): Promise<{ manager: ControllerManager; registry: Registry }> {
   const registry = new Registry();
   const logger = createLogger({ level: 'silent' });

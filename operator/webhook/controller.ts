@@ -1,23 +1,16 @@
-import type { Registry } from 'prom-client';
 import { OrganizationType, TaskType, WebhookType } from '../../crds/index.js';
 import type { Task, Webhook } from '../../crds/index.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
-import type { Logger } from '../../platform/log.js';
-import type { ResourceStore } from '../../platform/store/types.js';
 import type { HostLookup } from '../../platform/outbound-targets.js';
-import type { Controller, ControllerManager } from '../controller/index.js';
+import { withNothingToClose } from '../controller/index.js';
+import type { AddController, ControllerDeps } from '../controller/index.js';
 import { DeliveryClient } from './delivery-client.js';
 import { WebhookDeliveryReconciler } from './delivery-reconciler.js';
 import { DEFAULT_RETRY_SCHEDULE_MS } from './retry-schedule.js';
 import { SigningKeys, storeSignerLoader } from './signing-keys.js';
 import { WebhookMetrics } from './metrics.js';
 
-export { parseRetrySchedule, DEFAULT_RETRY_SCHEDULE_MS } from './retry-schedule.js';
-
-export interface WebhookDeliveryOptions {
-  store: ResourceStore;
-  logger: Logger;
-  registry: Registry;
+export interface WebhookDeliveryControllerDeps extends ControllerDeps {
   /** Where the signing keys' Secret lives. */
   controlNamespace: string;
   /** Builds share links in delivered task records. */
@@ -40,40 +33,40 @@ export interface WebhookDeliveryOptions {
 }
 
 /**
- * Adds the `webhook-delivery` controller: woken by every Task change (an outbox entry is written with
- * the transition) and by Webhook changes (a disabled or deleted webhook's pending entries are
- * dropped at once); before `manager.start` only.
+ * The `webhook-delivery` controller of tasks' outboxes: woken by every Task change (an outbox entry
+ * is written with the transition) and by Webhook changes (a disabled or deleted webhook's pending
+ * entries are dropped at once).
  */
-export function addWebhookDeliveryController(
-  manager: ControllerManager,
-  options: WebhookDeliveryOptions,
-): Controller<Task> {
-  const now = options.now ?? (() => new Date());
-  const logger = options.logger.child({ controller: 'webhook-delivery' });
+export const addWebhookDeliveryController: AddController<WebhookDeliveryControllerDeps, Task> = (
+  manager,
+  deps,
+) => {
+  const now = deps.now ?? (() => new Date());
+  const logger = deps.logger.child({ controller: 'webhook-delivery' });
   // The organization's own allowPrivateWebhookTargets is read from this cache.
   manager.cache(OrganizationType);
-  const metrics = new WebhookMetrics(options.registry, () =>
+  const metrics = new WebhookMetrics(deps.registry, () =>
     manager.caches.list(TaskType).reduce((sum, task) => sum + (task.status?.outbox?.length ?? 0), 0),
   );
-  const publicUrl = options.publicUrl.replace(/\/+$/, '');
+  const publicUrl = deps.publicUrl.replace(/\/+$/, '');
   const reconciler = new WebhookDeliveryReconciler({
-    store: options.store,
+    store: deps.store,
     caches: manager.caches,
     logger,
     client: new DeliveryClient({
       now,
-      ...(options.attemptTimeoutMs === undefined ? {} : { timeoutMs: options.attemptTimeoutMs }),
-      ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+      ...(deps.attemptTimeoutMs === undefined ? {} : { timeoutMs: deps.attemptTimeoutMs }),
+      ...(deps.lookup === undefined ? {} : { lookup: deps.lookup }),
     }),
-    signingKeys: new SigningKeys(storeSignerLoader(options.store, options.controlNamespace), logger, { now }),
+    signingKeys: new SigningKeys(storeSignerLoader(deps.store, deps.controlNamespace), logger, { now }),
     metrics,
     presentation: {
       publicUrl,
-      shareUrl: (shareId) => `${publicUrl}/v1/share/${options.installationKey.shareToken(shareId)}`,
+      shareUrl: (shareId) => `${publicUrl}/v1/share/${deps.installationKey.shareToken(shareId)}`,
     },
-    allowPrivateTargets: options.allowPrivateTargets,
-    retrySchedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
-    perWebhookConcurrency: options.perWebhookConcurrency ?? 4,
+    allowPrivateTargets: deps.allowPrivateTargets,
+    retrySchedule: deps.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
+    perWebhookConcurrency: deps.perWebhookConcurrency ?? 4,
     now,
   });
   const controller = manager.add({
@@ -98,10 +91,10 @@ export function addWebhookDeliveryController(
       },
     ],
     reconciler,
-    workers: options.workers ?? 8,
+    workers: deps.workers ?? 8,
   });
   reconciler.onSlotFree = (request) => {
     controller.enqueue(request);
   };
-  return controller;
-}
+  return withNothingToClose(controller);
+};

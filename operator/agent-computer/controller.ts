@@ -1,0 +1,42 @@
+import { AgentComputerType, TaskType } from '../../crds/index.js';
+import type { AgentComputer, Task } from '../../crds/index.js';
+import { withNothingToClose } from '../controller/index.js';
+import type { AddController, ReconcilerControllerDeps } from '../controller/index.js';
+import { workloadOwnedTypes } from '../runtimes/owned-types.js';
+import { AgentComputerReconciler } from './reconciler.js';
+import type { AgentComputerReconcilerOptions } from './reconciler.js';
+
+export type AgentComputerControllerDeps = ReconcilerControllerDeps<AgentComputerReconcilerOptions>;
+
+/**
+ * The `agentcomputer` controller, woken by its agent computers, their workloads' objects and their
+ * tasks: a task's prompts keep its workspace from idling, and their end restarts the idle clock.
+ * Default 4 workers: each reconcile waits on its workload's API calls.
+ */
+export const addAgentComputerController: AddController<AgentComputerControllerDeps, AgentComputer> = (
+  manager,
+  deps,
+) =>
+  withNothingToClose(
+    manager.add({
+      name: 'agentcomputer',
+      for: AgentComputerType,
+      owns: workloadOwnedTypes(deps.runtimes),
+      watches: [
+        {
+          type: TaskType,
+          map: (task: Task) => [{ namespace: task.metadata.namespace, name: task.spec.workspace }],
+        },
+      ],
+      reconciler: new AgentComputerReconciler({
+        store: deps.store,
+        events: deps.events,
+        logger: deps.logger.child({ controller: 'agentcomputer' }),
+        runtimes: deps.runtimes,
+        defaultRuntime: deps.defaultRuntime,
+        installationKey: deps.installationKey,
+        objectStore: deps.objectStore,
+      }),
+      workers: deps.workers ?? 4,
+    }),
+  );

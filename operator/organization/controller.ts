@@ -1,0 +1,28 @@
+import { NamespaceType, OrganizationType } from '../../crds/index.js';
+import type { Organization } from '../../crds/index.js';
+import { withNothingToClose } from '../controller/index.js';
+import type { AddController, ReconcilerControllerDeps } from '../controller/index.js';
+import { NetworkPolicyType } from '../runtimes/kube-objects.js';
+import { OrganizationReconciler } from './reconciler.js';
+import type { OrganizationReconcilerOptions } from './reconciler.js';
+
+export type OrganizationControllerDeps = ReconcilerControllerDeps<OrganizationReconcilerOptions>;
+
+/** The `organization` controller: each organization's namespace and the NetworkPolicy fencing it. Default 2 workers. */
+export const addOrganizationController: AddController<OrganizationControllerDeps, Organization> = (
+  manager,
+  deps,
+) =>
+  withNothingToClose(
+    manager.add({
+      name: 'organization',
+      for: OrganizationType,
+      owns: [NamespaceType, NetworkPolicyType],
+      reconciler: new OrganizationReconciler({
+        store: deps.store,
+        logger: deps.logger.child({ controller: 'organization' }),
+        controlNamespace: deps.controlNamespace,
+      }),
+      workers: deps.workers,
+    }),
+  );

@@ -1,0 +1,68 @@
+import { AgentComputerType, OrganizationType, TaskType } from '../../crds/index.js';
+import type { AgentComputer, Organization, Task } from '../../crds/index.js';
+import type { Controller } from '../controller/index.js';
+import { withNothingToClose } from '../controller/index.js';
+import type { AddController, ReconcilerControllerDeps } from '../controller/index.js';
+import { TaskEventFollowers } from './event-followers.js';
+import { TaskMetrics } from './metrics.js';
+import { TaskReconciler } from './reconciler.js';
+import type { TaskReconcilerOptions } from './reconciler.js';
+import { UploadedFileExpiryReconciler } from './uploaded-file-expiry.js';
+import type { UploadedFileExpiryOptions } from './uploaded-file-expiry.js';
+
+export type TaskControllerDeps = ReconcilerControllerDeps<TaskReconcilerOptions, 'followers' | 'metrics'>;
+
+/**
+ * The `task` controller, woken by its tasks, by their workspaces' changes and by the runners' event
+ * streams (followed beside the workers, closed after the manager stopped). Default 4 workers.
+ */
+export const addTaskController: AddController<TaskControllerDeps, Task> = (manager, deps) => {
+  const { store, logger, registry, workers, ...reconcilerOptions } = deps;
+  const holder: { controller?: Controller<Task> } = {};
+  const followers = new TaskEventFollowers({
+    logger: logger.child({ component: 'task-events' }),
+    onProgress: (namespace, name) => holder.controller?.enqueue({ namespace, name }),
+  });
+  const controller = manager.add({
+    name: 'task',
+    for: TaskType,
+    watches: [
+      {
+        type: AgentComputerType,
+        map: (workspace: AgentComputer) =>
+          manager.caches
+            .list(TaskType, workspace.metadata.namespace)
+            .filter((task) => task.spec.workspace === workspace.metadata.name)
+            .map((task) => ({ namespace: task.metadata.namespace, name: task.metadata.name })),
+      },
+    ],
+    reconciler: new TaskReconciler({
+      ...reconcilerOptions,
+      store,
+      logger: logger.child({ controller: 'task' }),
+      followers,
+      metrics: new TaskMetrics(registry),
+    }),
+    workers: workers ?? 4,
+  });
+  holder.controller = controller;
+  return { controller, afterStop: () => followers.stopAll() };
+};
+
+/**
+ * The `uploaded-file-expiry` controller of organizations: it sweeps each one's unused uploads where
+ * controllers run, so only on the leader.
+ */
+export const addUploadedFileExpiryController: AddController<UploadedFileExpiryOptions, Organization> = (
+  manager,
+  deps,
+) => {
+  manager.cache(TaskType);
+  const reconciler = new UploadedFileExpiryReconciler(manager.caches, {
+    ...deps,
+    logger: deps.logger.child({ controller: 'uploaded-file-expiry' }),
+  });
+  return withNothingToClose(
+    manager.add({ name: 'uploaded-file-expiry', for: OrganizationType, reconciler, workers: 1 }),
+  );
+};
