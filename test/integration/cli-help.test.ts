@@ -24,7 +24,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => held.close(() => resolve()));
+  await new Promise<void>((resolve) =>
+    held.close(() => {
+      resolve();
+    }),
+  );
   await rm(home, { recursive: true, force: true });
 });
 
