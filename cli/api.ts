@@ -1,18 +1,58 @@
 import { createServer } from 'node:http';
+import { parseArgs } from 'node:util';
 import { createApiApp } from '../api/app.js';
 import { parseDuration } from '../platform/duration.js';
 import { answerClientErrors } from '../api/client-errors.js';
 import { ReadModel } from '../api/read-model.js';
-import { artifactLimitsOf, publicUrlOf } from '../platform/config.js';
+import {
+  ConfigSchema,
+  apiListenSettings,
+  artifactLimitsOf,
+  loadConfig,
+  publicUrlOf,
+} from '../platform/config.js';
 import type { Config } from '../platform/config.js';
 import { loadExecutorCatalog } from '../platform/executor-catalog.js';
 import { ensureInstallationKey } from '../platform/installation-key.js';
 import { notificationQueuesFromConfig } from '../platform/lake-notifications/queues.js';
+import { listenOn } from '../platform/listen.js';
 import { createLogger } from '../platform/log.js';
 import { createMetricsRegistry } from '../platform/metrics.js';
 import { openObjectStore } from '../platform/objectstore/open.js';
 import { openStore } from '../platform/store/open.js';
 import { AGENTRY_VERSION } from '../platform/version.js';
+import type { CliCommand } from './command.js';
+import { settingsHelp } from './settings-help.js';
+
+const USAGE = `usage: agentry api
+
+The REST API server alone, beside \`agentry operator\`: in a cluster with AGENTRY_STORE=kubernetes
+(the Helm chart's api Deployment). Serves /v1, /healthz, /readyz and /metrics on AGENTRY_PORT.
+
+${settingsHelp(ConfigSchema, [
+  ['AGENTRY_PORT', 'port of the API (0: any free port)'],
+  ['AGENTRY_HOST', 'address the API listens on'],
+  ['AGENTRY_PUBLIC_URL', 'base URL clients reach the API at (default http://HOST:PORT)'],
+  ['AGENTRY_STORE', 'embedded (AGENTRY_DATA_DIR) or kubernetes (KUBECONFIG or in cluster)'],
+  ['AGENTRY_NAMESPACE', 'the control namespace: API keys and signing keys'],
+  ['AGENTRY_LOG_LEVEL', 'fatal, error, warn, info, debug, trace or silent'],
+  ['AGENTRY_OBJECT_STORE', 'where uploaded files live: filesystem or s3 (AGENTRY_S3_*)'],
+  ['AGENTRY_EXECUTORS_FILE', 'executor definitions (YAML or JSON) added to the built-ins'],
+  ['AGENTRY_WEBHOOK_PRIVATE_TARGETS', 'whether webhooks may target private and loopback addresses'],
+])}  More settings (S3, SQS, limits): README.md#configuration.
+
+example:
+  AGENTRY_STORE=kubernetes AGENTRY_HOST=0.0.0.0 agentry api
+`;
+
+/** `agentry api` as a command: no arguments; runs until SIGINT or SIGTERM. */
+export const apiCommand: CliCommand = {
+  usage: () => USAGE,
+  run: async (args) => {
+    parseArgs({ args, options: {} });
+    return runApiCommand(loadConfig());
+  },
+};
 
 /** `agentry api`: the REST API server alone, on the configured store (a cluster, in production). */
 export async function runApiCommand(config: Config): Promise<number> {
@@ -49,7 +89,7 @@ export async function runApiCommand(config: Config): Promise<number> {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  await new Promise<void>((resolve) => server.listen(config.AGENTRY_PORT, config.AGENTRY_HOST, resolve));
+  await listenOn(server, apiListenSettings(config));
   await readModel.start();
   ready = true;
   logger.info({ url: publicUrlOf(config) }, 'api serving');

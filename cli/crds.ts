@@ -1,7 +1,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { AGENTRY_RESOURCE_TYPES } from '../crds/index.js';
 import { crdFileName, customResourceDefinitionYaml } from '../crds/generate.js';
+import type { CliCommand } from './command.js';
 
 /** Where the generated CRDs are committed, relative to the repository root. */
 export const GENERATED_CRD_DIR = join('crds', 'generated');
@@ -42,3 +44,28 @@ export async function runCrdsCommand(options: { write: boolean; check: boolean }
   process.stdout.write(files.map((file) => file.content).join('---\n'));
   return 0;
 }
+
+const USAGE = `usage: agentry crds [--write | --check]
+
+Prints the CustomResourceDefinitions of Agentry's kinds, generated from their schemas, as YAML.
+
+options:
+  --write   write them to crds/generated/ and charts/agentry/crds/ (run in the repository root)
+  --check   exit 1 when the committed files differ from the schemas
+
+examples:
+  agentry crds | kubectl apply -f -
+  agentry crds --check
+`;
+
+/** `agentry crds` as a command. */
+export const crdsCommand: CliCommand = {
+  usage: () => USAGE,
+  run: async (args) => {
+    const { values } = parseArgs({
+      args,
+      options: { write: { type: 'boolean' }, check: { type: 'boolean' } },
+    });
+    return runCrdsCommand({ write: values.write === true, check: values.check === true });
+  },
+};

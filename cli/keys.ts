@@ -1,16 +1,40 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../api/auth/api-keys.js';
-import { ScopeSchema } from '../api/auth/scopes.js';
+import { SCOPES, ScopeSchema } from '../api/auth/scopes.js';
 import { OrganizationType } from '../crds/index.js';
 import type { Config } from '../platform/config.js';
+import { loadConfig } from '../platform/config.js';
 import { openStore } from '../platform/store/open.js';
 import type { ResourceStore } from '../platform/store/types.js';
+import type { CliCommand } from './command.js';
+import { UsageError } from './command.js';
+import { wrapList } from './settings-help.js';
 
 const USAGE = `usage:
-  agentry keys create --org ORG --user USER [--scopes a,b] [--name TEXT] [--expires-at ISO] [--kubeconfig PATH]
+  agentry keys create --org ORG --user USER [--scopes a,b] [--name TEXT] [--expires-at ISO]
+                      [--kubeconfig PATH]
   agentry keys list [--org ORG] [--kubeconfig PATH]
   agentry keys revoke KEY_ID [--kubeconfig PATH]
+
+Manages API keys. create prints the new key once on stdout (only its hash is kept); list prints
+one line per key: id, organization, user, scopes, expiry, name.
+
+options:
+  --org ORG          the organization (create: required; list: only its keys)
+  --user USER        whom the key is for (create: required)
+  --scopes a,b       what the key may do, comma separated (default *: all but installation:admin):
+${wrapList(SCOPES, '                       ')}
+  --name TEXT        a label shown by list
+  --expires-at ISO   when the key stops working, e.g. 2030-01-01T00:00:00Z (default never)
+  --kubeconfig PATH  work on that cluster's Secrets instead of the embedded data directory
+
+settings (environment variables):
+  AGENTRY_DATA_DIR   the embedded data directory (default ./data; stop \`agentry serve\` first)
+  AGENTRY_NAMESPACE  the control namespace where keys live (default agentry-system)
+
+example:
+  agentry keys create --org default --user ci --scopes tasks:read,tasks:write
 `;
 
 const CreateOptionsSchema = z.object({
@@ -63,7 +87,12 @@ async function revokeKey(store: ResourceStore, namespace: string, id: string): P
 }
 
 /** `agentry keys create|list|revoke` against the embedded data directory or a cluster's Secrets. */
-export async function runKeysCommand(args: string[], config: Config): Promise<number> {
+export const keysCommand: CliCommand = {
+  usage: () => USAGE,
+  run: (args) => runKeysCommand(args, loadConfig()),
+};
+
+async function runKeysCommand(args: string[], config: Config): Promise<number> {
   const { positionals, values } = parseArgs({
     args,
     allowPositionals: true,
@@ -77,10 +106,9 @@ export async function runKeysCommand(args: string[], config: Config): Promise<nu
     },
   });
   const [action, id] = positionals;
-  if (action !== 'create' && action !== 'list' && action !== 'revoke') {
-    process.stderr.write(USAGE);
-    return 2;
-  }
+  if (action !== 'create' && action !== 'list' && action !== 'revoke')
+    throw new UsageError(action === undefined ? 'missing action' : `unknown action "${action}"`);
+  if (action === 'revoke' && id === undefined) throw new UsageError('missing KEY_ID');
   const namespace = config.AGENTRY_NAMESPACE;
   const store = await openStore(config, values.kubeconfig);
   try {

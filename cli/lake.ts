@@ -1,7 +1,45 @@
-import { loadLakeConfig } from '../lake/config.js';
+import { parseArgs } from 'node:util';
+import { LakeConfigSchema, loadLakeConfig } from '../lake/config.js';
 import { startLakeServer } from '../lake/server.js';
 import { createLogger } from '../platform/log.js';
 import { AGENTRY_VERSION } from '../platform/version.js';
+import type { CliCommand } from './command.js';
+import { settingsHelp } from './settings-help.js';
+
+const USAGE = `usage: agentry lake
+
+The context-lake server of an organization: loads its datasets into DuckDB and answers SQL. The
+operator starts it (a Pod, a VM or, with \`agentry serve\`, a local process); prints
+\`agentry lake listening on URL\` once it listens.
+
+${settingsHelp(LakeConfigSchema, [
+  ['AGENTRY_LAKE_TOKEN', 'the token every request must carry (required, 32+ characters)'],
+  ['AGENTRY_LAKE_PORT', 'port it listens on (0: any free port)'],
+  ['AGENTRY_LAKE_HOST', 'address it listens on'],
+  ['AGENTRY_LAKE_DATA_DIR', "downloads and DuckDB's spill files"],
+  ['AGENTRY_LAKE_MEMORY_LIMIT', "DuckDB's memory limit, e.g. 3GB (default 3/4 of the memory)"],
+  ['AGENTRY_LAKE_THREADS', "DuckDB's threads (default one per CPU)"],
+  ['AGENTRY_LAKE_QUERY_TIMEOUT', 'a query running longer is interrupted'],
+  ['AGENTRY_LAKE_ROW_LIMIT', 'the most rows one answer holds'],
+  ['AGENTRY_LAKE_CONNECTORS', 'dataset connectors allowed, comma separated: s3, https, file'],
+  ['AGENTRY_LAKE_FILE_ROOTS', 'directories file:// datasets may read, comma separated'],
+  ['AGENTRY_LAKE_PRIVATE_TARGETS', 'whether downloads may reach loopback and private addresses'],
+  ['AGENTRY_LAKE_MAX_RESULT_BYTES', "the largest answer, in bytes of its rows' JSON"],
+  ['AGENTRY_LOG_LEVEL', 'fatal, error, warn, info, debug, trace or silent'],
+])}
+example:
+  AGENTRY_LAKE_TOKEN=$(openssl rand -hex 32) AGENTRY_LAKE_DATA_DIR=/tmp/lake \\
+    AGENTRY_LAKE_HOST=127.0.0.1 agentry lake
+`;
+
+/** `agentry lake` as a command: no arguments. */
+export const lakeCommand: CliCommand = {
+  usage: () => USAGE,
+  run: async (args) => {
+    parseArgs({ args, options: {} });
+    return runLakeCommand();
+  },
+};
 
 /**
  * `agentry lake`: the context-lake server inside an organization's lake workload. Prints exactly

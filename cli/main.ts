@@ -1,102 +1,134 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
 import { ZodError } from 'zod';
-import { ConfigError, loadConfig } from '../platform/config.js';
+import { ConfigError } from '../platform/config.js';
+import { ListenError } from '../platform/listen.js';
+import type { CliCommand } from './command.js';
+import { UsageError, actionOf, parseArgsProblem, wantsHelp } from './command.js';
 
 // Each command's module is loaded only when it runs: `agentry runner` starts in every new workspace
 // and must not pay for the API server, the operator and the Kubernetes client (~0.6 s measured).
 
-const USAGE = `usage: agentry <command>
+interface CommandEntry {
+  /** The line of `agentry --help` (the synopsis's arguments, then what it is). */
+  summary: string;
+  load(): Promise<CliCommand>;
+}
+
+const COMMANDS: Readonly<Record<string, CommandEntry>> = {
+  serve: {
+    summary: 'serve                     API server, operator and embedded store in one process (the default)',
+    load: async () => (await import('./serve-command.js')).serveCommand,
+  },
+  api: {
+    summary: 'api                       the REST API server alone (AGENTRY_STORE=kubernetes in a cluster)',
+    load: async () => (await import('./api.js')).apiCommand,
+  },
+  operator: {
+    summary:
+      'operator                  the operator alone: reconcilers, leader election, /metrics and health',
+    load: async () => (await import('./operator.js')).operatorCommand,
+  },
+  runner: {
+    summary: 'runner                    the agent runner inside a workspace (started by the operator)',
+    load: async () => (await import('./runner.js')).runnerCommand,
+  },
+  lake: {
+    summary: 'lake                      the context-lake server of an organization (started by the operator)',
+    load: async () => (await import('./lake.js')).lakeCommand,
+  },
+  keys: {
+    summary: 'keys create|list|revoke   manage API keys',
+    load: async () => (await import('./keys.js')).keysCommand,
+  },
+  orgs: {
+    summary:
+      'orgs create|list|get|set-limits|set-plan|delete\n                            manage organizations',
+    load: async () => (await import('./orgs.js')).orgsCommand,
+  },
+  'webhook-keys': {
+    summary: 'webhook-keys show|rotate  webhook signing keys',
+    load: async () => (await import('./webhook-keys.js')).webhookKeysCommand,
+  },
+  crds: {
+    summary: 'crds [--write|--check]    print the CustomResourceDefinitions generated from the schemas',
+    load: async () => (await import('./crds.js')).crdsCommand,
+  },
+};
+
+const USAGE = `usage: agentry <command> [arguments]
+       agentry <command> --help      what a command does, its options and settings
 
 commands:
-  serve                     API server, operator and embedded store in one process (the default)
-  api                       the REST API server alone (AGENTRY_STORE=kubernetes in a cluster)
-  operator                  the operator alone: reconcilers, leader election, /metrics on AGENTRY_METRICS_PORT
-  runner                    the agent runner inside a workspace (started by the operator)
-  lake                      the context-lake server of an organization (started by the operator)
-  keys create|list|revoke   manage API keys (embedded data directory, or a cluster with --kubeconfig)
-  orgs create|list|get|set-limits|set-plan|delete
-                            manage organizations (embedded data directory, or a cluster with --kubeconfig)
-  webhook-keys show|rotate [--window 24h]
-                            webhook signing keys (embedded data directory, or a cluster with --kubeconfig)
-  crds [--write|--check]    print the CustomResourceDefinitions generated from the schemas
+${Object.values(COMMANDS)
+  .map((entry) => `  ${entry.summary}`)
+  .join('\n')}
+  help [command]            this text, or a command's
 
-Configuration comes from environment variables; see README.md.
+keys, orgs and webhook-keys work on the embedded data directory (AGENTRY_DATA_DIR), or on a
+cluster with --kubeconfig PATH. Configuration comes from environment variables (each command's
+--help names those it reads).
+
+example:
+  agentry serve --help
 `;
 
-async function runServe(): Promise<number> {
-  // Listen for signals before anything starts, so a stop request during start-up is not lost.
-  const stopRequested = new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  const { serve } = await import('./serve.js');
-  const running = await serve(loadConfig(), (line) => {
-    process.stdout.write(`${line}\n`);
-  });
-  await stopRequested;
-  await running.stop();
+const entryOf = (name: string): CommandEntry | undefined =>
+  Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+
+function unknownCommand(name: string): number {
+  const what = name.startsWith('-') ? 'option' : 'command';
+  process.stderr.write(`agentry: unknown ${what} "${name}" (see agentry --help)\n`);
+  return 2;
+}
+
+/** `agentry help [command]`: the overview, or a command's help. */
+async function help(args: string[]): Promise<number> {
+  const [name] = args;
+  if (name === undefined) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const entry = entryOf(name);
+  if (entry === undefined) return unknownCommand(name);
+  process.stdout.write((await entry.load()).usage(actionOf(args.slice(1))));
   return 0;
 }
 
-async function runCrds(args: string[]): Promise<number> {
-  const { runCrdsCommand } = await import('./crds.js');
-  const { values } = parseArgs({ args, options: { write: { type: 'boolean' }, check: { type: 'boolean' } } });
-  return runCrdsCommand({ write: values.write === true, check: values.check === true });
-}
-
-/** Administration commands: each takes its arguments and the configuration. */
-const ADMIN_COMMANDS: Readonly<Record<string, (args: string[]) => Promise<number>>> = {
-  keys: async (args) => (await import('./keys.js')).runKeysCommand(args, loadConfig()),
-  orgs: async (args) => (await import('./orgs.js')).runOrgsCommand(args, loadConfig()),
-  'webhook-keys': async (args) =>
-    (await import('./webhook-keys.js')).runWebhookKeysCommand(args, loadConfig()),
-};
-
-const adminCommand = (command: string | undefined): ((args: string[]) => Promise<number>) | undefined =>
-  command !== undefined && Object.hasOwn(ADMIN_COMMANDS, command) ? ADMIN_COMMANDS[command] : undefined;
-
-async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  const admin = adminCommand(command);
-  if (admin !== undefined) return admin(rest);
-  switch (command) {
-    case 'serve':
-      return runServe();
-    case 'operator':
-      return (await import('./operator.js')).runOperatorCommand(loadConfig());
-    case 'api':
-      return (await import('./api.js')).runApiCommand(loadConfig());
-    case 'runner':
-      return (await import('./runner.js')).runRunnerCommand();
-    case 'lake':
-      return (await import('./lake.js')).runLakeCommand();
-    case 'crds':
-      return runCrds(rest);
-    case undefined:
-    case 'help':
-    case '--help':
-      process.stdout.write(USAGE);
-      return 0;
-    default:
-      process.stderr.write(`agentry: unknown command "${command}"\n${USAGE}`);
-      return 2;
+async function main(name: string | undefined, args: string[]): Promise<number> {
+  if (name === undefined || name === '--help' || name === '-h') return help([]);
+  if (name === 'help') return help(args);
+  const entry = entryOf(name);
+  if (entry === undefined) return unknownCommand(name);
+  const command = await entry.load();
+  if (wantsHelp(args)) {
+    process.stdout.write(command.usage(actionOf(args)));
+    return 0;
   }
+  return command.run(args);
 }
 
-function describeFailure(err: unknown): string {
-  if (err instanceof ConfigError) return err.message;
-  if (err instanceof ZodError)
-    return err.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('\n');
-  return err instanceof Error ? err.message : String(err);
+/** A failure as one line for the terminal, and the exit code: 2 for bad arguments, 1 otherwise. */
+function describeFailure(err: unknown): { message: string; usage: boolean } {
+  const problem = parseArgsProblem(err);
+  if (problem !== undefined) return { message: problem, usage: true };
+  if (err instanceof UsageError) return { message: err.message, usage: true };
+  if (err instanceof ConfigError || err instanceof ListenError) return { message: err.message, usage: false };
+  if (err instanceof ZodError) {
+    const problems = err.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    return { message: problems.join('; '), usage: false };
+  }
+  return { message: err instanceof Error ? err.message : String(err), usage: false };
 }
 
-main(process.argv.slice(2)).then(
+const [name, ...args] = process.argv.slice(2);
+main(name, args).then(
   (code) => {
     process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`agentry: ${describeFailure(err)}\n`);
-    process.exitCode = 1;
+    const { message, usage } = describeFailure(err);
+    const prefix = `agentry ${name ?? ''}`.trim();
+    process.stderr.write(`${prefix}: ${message}${usage ? ` (see ${prefix} --help)` : ''}\n`);
+    process.exitCode = usage ? 2 : 1;
   },
 );

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { parseArgs } from 'node:util';
 import type { Runtime } from '../crds/index.js';
 import { startOperator } from '../operator/operator.js';
 import { notificationQueuesFromConfig } from '../platform/lake-notifications/queues.js';
@@ -7,7 +8,8 @@ import { PodRuntime } from '../operator/runtimes/pod.js';
 import { egressWith } from '../operator/runtimes/network-policy.js';
 import type { WorkloadRuntime } from '../operator/runtimes/types.js';
 import type { Config } from '../platform/config.js';
-import { publicUrlOf } from '../platform/config.js';
+import { ConfigSchema, loadConfig, publicUrlOf } from '../platform/config.js';
+import { listenOn } from '../platform/listen.js';
 import { DEFAULT_MAX_RESULT_BYTES } from '../platform/lake-protocol.js';
 import { createLogger } from '../platform/log.js';
 import type { Logger } from '../platform/log.js';
@@ -20,6 +22,44 @@ import { openObjectStore } from '../platform/objectstore/open.js';
 import { openStore } from '../platform/store/open.js';
 import { webhookDeliverySettings } from './webhook-delivery-settings.js';
 import type { ResourceStore } from '../platform/store/types.js';
+import type { CliCommand } from './command.js';
+import { settingsHelp } from './settings-help.js';
+
+const USAGE = `usage: agentry operator
+
+The operator alone: reconciles agent computers, tasks, context lakes, organizations and webhooks
+against the store (a cluster, with AGENTRY_STORE=kubernetes), running workspaces as Pods or
+KubeVirt VMs. Serves /metrics, /healthz and /readyz on AGENTRY_METRICS_PORT. Exits 1 when it loses
+leadership, so that Kubernetes restarts it as a fresh candidate.
+
+${settingsHelp(ConfigSchema, [
+  ['AGENTRY_METRICS_PORT', 'port of /metrics, /healthz and /readyz'],
+  ['AGENTRY_HOST', 'address that port listens on'],
+  ['AGENTRY_STORE', 'embedded (AGENTRY_DATA_DIR) or kubernetes (KUBECONFIG or in cluster)'],
+  ['AGENTRY_NAMESPACE', 'the control namespace (leader election Lease, keys)'],
+  ['AGENTRY_LEADER_ELECTION', 'only the Lease holder reconciles; false only with one replica'],
+  ['AGENTRY_RUNTIMES', 'runtimes it may use, comma separated: pod, kubevirt'],
+  ['AGENTRY_DEFAULT_RUNTIME', 'where agent computers run unless their spec says'],
+  ['AGENTRY_RUNNER_IMAGE', 'image of the runner (pods) or VM disk (kubevirt)'],
+  ['AGENTRY_LAKE_IMAGE', 'image of the context-lake server'],
+  ['AGENTRY_WORKLOAD_CPU', 'CPU of a workspace unless its spec says'],
+  ['AGENTRY_WORKLOAD_MEMORY', 'memory of a workspace unless its spec says'],
+  ['AGENTRY_WORKLOAD_DISK', 'disk of a workspace unless its spec says'],
+  ['AGENTRY_LOG_LEVEL', 'fatal, error, warn, info, debug, trace or silent'],
+])}  More settings (placement, egress, webhooks, SQS): README.md#configuration.
+
+example:
+  AGENTRY_STORE=kubernetes AGENTRY_RUNTIMES=pod agentry operator
+`;
+
+/** `agentry operator` as a command: no arguments. */
+export const operatorCommand: CliCommand = {
+  usage: () => USAGE,
+  run: async (args) => {
+    parseArgs({ args, options: {} });
+    return runOperatorCommand(loadConfig());
+  },
+};
 
 function clusterRuntimes(
   store: ResourceStore,
@@ -86,9 +126,12 @@ export async function runOperatorCommand(config: Config): Promise<number> {
       } else res.writeHead(404).end();
     })();
   });
-  await new Promise<void>((resolve) =>
-    health.listen(config.AGENTRY_METRICS_PORT, config.AGENTRY_HOST, resolve),
-  );
+  await listenOn(health, {
+    host: config.AGENTRY_HOST,
+    port: config.AGENTRY_METRICS_PORT,
+    hostSetting: 'AGENTRY_HOST',
+    portSetting: 'AGENTRY_METRICS_PORT',
+  });
   const stopRequested = new Promise<'signal'>((resolve) => {
     process.once('SIGINT', () => {
       resolve('signal');

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import type { Organization } from '../crds/index.js';
 import type { Config } from '../platform/config.js';
+import { loadConfig } from '../platform/config.js';
 import {
   NewOrganizationSchema,
   OrganizationAdminError,
@@ -16,10 +17,12 @@ import {
 } from '../platform/organization-admin.js';
 import { openStore } from '../platform/store/open.js';
 import type { ResourceStore } from '../platform/store/types.js';
+import type { CliCommand } from './command.js';
+import { UsageError } from './command.js';
 
 const HELP: Readonly<Record<string, string>> = {
-  create: `usage: agentry orgs create NAME [--display-name TEXT] [--plan free|pro]
-                           [--agent-computers N] [--concurrent-tasks N] [--webhooks N] [--kubeconfig PATH]
+  create: `usage: agentry orgs create NAME [--display-name TEXT] [--plan free|pro] [--agent-computers N]
+                           [--concurrent-tasks N] [--webhooks N] [--kubeconfig PATH]
   Creates an organization (a tenant). Its resources live in namespace agentry-org-NAME.
   Then: agentry keys create --org NAME --user USER
 `,
@@ -29,7 +32,8 @@ const HELP: Readonly<Record<string, string>> = {
   get: `usage: agentry orgs get NAME [--kubeconfig PATH]
   Prints the organization's spec and status as JSON.
 `,
-  'set-limits': `usage: agentry orgs set-limits NAME [--agent-computers N] [--concurrent-tasks N] [--webhooks N] [--kubeconfig PATH]
+  'set-limits': `usage: agentry orgs set-limits NAME [--agent-computers N] [--concurrent-tasks N] [--webhooks N]
+                               [--kubeconfig PATH]
   Changes the limits given; the others stay. Agent computers counts every agent computer except
   task-made (ephemeral) ones while they are hibernated.
 `,
@@ -41,9 +45,20 @@ const HELP: Readonly<Record<string, string>> = {
 `,
 };
 
-const USAGE = `usage: agentry orgs create|list|get|set-limits|set-plan|delete ... (--help after each for more)
-  Works on the embedded data directory (stop the server first), or on a cluster with --kubeconfig.
+const OVERVIEW = `usage: agentry orgs create|list|get|set-limits|set-plan|delete ... (--help after each for one)
+
+Manages organizations (tenants) in the embedded data directory (AGENTRY_DATA_DIR, default
+./data: stop \`agentry serve\` first), or in a cluster with --kubeconfig PATH.
+
+${Object.values(HELP).join('\n')}
+example:
+  agentry orgs create acme --plan pro --agent-computers 20
+  agentry keys create --org acme --user ci
 `;
+
+/** Each action's help, or all of them for `agentry orgs --help`. */
+const usageOf = (action: string | undefined): string =>
+  (action !== undefined && Object.hasOwn(HELP, action) ? HELP[action] : undefined) ?? OVERVIEW;
 
 const count = z.coerce.number().int().min(0).max(10000).optional();
 const LimitOptionsSchema = z.object({
@@ -112,7 +127,12 @@ async function run(
 }
 
 /** `agentry orgs …`: organization administration on the embedded store or a cluster. */
-export async function runOrgsCommand(args: string[], config: Config): Promise<number> {
+export const orgsCommand: CliCommand = {
+  usage: usageOf,
+  run: (args) => runOrgsCommand(args, loadConfig()),
+};
+
+async function runOrgsCommand(args: string[], config: Config): Promise<number> {
   const { positionals, values } = parseArgs({
     args,
     allowPositionals: true,
@@ -123,24 +143,14 @@ export async function runOrgsCommand(args: string[], config: Config): Promise<nu
       'concurrent-tasks': { type: 'string' },
       webhooks: { type: 'string' },
       yes: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
       kubeconfig: { type: 'string' },
     },
   });
-  const [action = '', ...rest] = positionals;
-  const help = HELP[action];
-  if (help === undefined) {
-    process.stderr.write(USAGE);
-    return values.help === true && action === '' ? 0 : 2;
-  }
-  if (values.help === true) {
-    process.stdout.write(help);
-    return 0;
-  }
-  if (action !== 'list' && (rest[0] === undefined || (action === 'set-plan' && rest[1] === undefined))) {
-    process.stderr.write(help);
-    return 2;
-  }
+  const [action, ...rest] = positionals;
+  if (action === undefined) throw new UsageError('missing action');
+  if (!Object.hasOwn(HELP, action)) throw new UsageError(`unknown action "${action}"`);
+  if (action !== 'list' && rest[0] === undefined) throw new UsageError('missing NAME');
+  if (action === 'set-plan' && rest[1] === undefined) throw new UsageError('missing the plan (free or pro)');
   const store = await openStore(config, values.kubeconfig);
   try {
     return await run(store, action, rest, values);

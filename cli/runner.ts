@@ -1,10 +1,41 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { createLogger } from '../platform/log.js';
 import { AGENTRY_VERSION } from '../platform/version.js';
-import { loadRunnerConfig } from '../runner/config.js';
+import { RunnerConfigSchema, loadRunnerConfig } from '../runner/config.js';
 import { createRunnerApp, listenRunner } from '../runner/server.js';
 import { RunnerState } from '../runner/state.js';
+import type { CliCommand } from './command.js';
+import { settingsHelp } from './settings-help.js';
+
+const USAGE = `usage: agentry runner
+
+The agent runner inside a workspace (agent computer): runs the agents of its tasks and serves
+their events and artifacts to the operator and the API. The operator starts it (a Pod, a VM or,
+with \`agentry serve\`, a local process); prints \`agentry runner listening on URL\` once it listens.
+
+${settingsHelp(RunnerConfigSchema, [
+  ['AGENTRY_RUNNER_TOKEN', 'the token every request must carry (required, 32+ characters)'],
+  ['AGENTRY_RUNNER_PORT', 'port it listens on (0: any free port)'],
+  ['AGENTRY_RUNNER_HOST', 'address it listens on'],
+  ['AGENTRY_RUNNER_WORKDIR', 'the working directory of the agents'],
+  ['AGENTRY_RUNNER_STATE_DIR', "tasks' event logs and prompt records (on the persistent disk)"],
+  ['AGENTRY_LOG_LEVEL', 'fatal, error, warn, info, debug, trace or silent'],
+])}
+example:
+  AGENTRY_RUNNER_TOKEN=$(openssl rand -hex 32) AGENTRY_RUNNER_WORKDIR=/tmp/code \\
+    AGENTRY_RUNNER_STATE_DIR=/tmp/state AGENTRY_RUNNER_HOST=127.0.0.1 agentry runner
+`;
+
+/** `agentry runner` as a command: no arguments. */
+export const runnerCommand: CliCommand = {
+  usage: () => USAGE,
+  run: async (args) => {
+    parseArgs({ args, options: {} });
+    return runRunnerCommand();
+  },
+};
 
 /**
  * `agentry runner`: the agent server inside a workspace. Prints exactly one line on stdout once

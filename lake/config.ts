@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_MAX_RESULT_BYTES } from '../platform/lake-protocol.js';
-import { ConfigError } from '../platform/config.js';
+import { settingsError } from '../platform/config.js';
 import { parseDuration } from '../platform/duration.js';
 import type { Connector } from '../platform/lake-config/dataset-source.js';
 import { FileRootsSetting } from '../platform/lake-config/file-roots.js';
@@ -83,9 +83,6 @@ export type LakeServerConfig = z.infer<typeof LakeConfigSchema>;
  */
 export function loadLakeConfig(env: NodeJS.ProcessEnv = process.env): LakeServerConfig {
   const parsed = LakeConfigSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`invalid lake configuration:\n  ${problems.join('\n  ')}`);
-  }
+  if (!parsed.success) throw settingsError('lake configuration', parsed.error);
   return parsed.data;
 }

@@ -12,6 +12,7 @@ import {
 import { settleWithin } from '../platform/deadline.js';
 import { createLogger } from '../platform/log.js';
 import type { Logger } from '../platform/log.js';
+import { hostInUrl, listenOn } from '../platform/listen.js';
 import { requireWorkloadToken } from '../platform/workload-auth.js';
 import type { LakeServerConfig } from './config.js';
 import { LakeEngine } from './engine.js';
@@ -145,20 +146,6 @@ export interface RunningLake {
   stop(): Promise<void>;
 }
 
-/** An IPv6 literal needs brackets inside a URL. */
-const hostInUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);
-
-async function listen(server: Server, host: string, port: number): Promise<number> {
-  await new Promise<void>((done, fail) => {
-    server.once('error', (err) => {
-      fail(new Error(`the lake server cannot listen on ${host}:${port}`, { cause: err }));
-    });
-    server.listen(port, host, done);
-  });
-  const address = server.address();
-  return typeof address === 'object' && address !== null ? address.port : port;
-}
-
 function closeServer(server: Server, graceMs: number): Promise<void> {
   const closed = new Promise<void>((done) => {
     server.close(() => {
@@ -210,7 +197,12 @@ export async function startLakeServer(
   const server = createServer(app);
   let port: number;
   try {
-    port = await listen(server, config.AGENTRY_LAKE_HOST, config.AGENTRY_LAKE_PORT);
+    port = await listenOn(server, {
+      host: config.AGENTRY_LAKE_HOST,
+      port: config.AGENTRY_LAKE_PORT,
+      portSetting: 'AGENTRY_LAKE_PORT',
+      hostSetting: 'AGENTRY_LAKE_HOST',
+    });
   } catch (err) {
     await engine.close();
     throw err;

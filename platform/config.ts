@@ -7,6 +7,7 @@ import {
 } from './workload-placement.js';
 import { DEFAULT_MAX_RESULT_BYTES } from './lake-protocol.js';
 import { FileRootsSetting } from './lake-config/file-roots.js';
+import type { ListenSettings } from './listen.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -178,13 +179,19 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/**
+ * Every bad setting on one line, `invalid <what>: NAME: problem; NAME: problem`. Zod's messages
+ * never quote the value, so a malformed secret does not end up on stderr.
+ */
+export function settingsError(what: string, error: z.ZodError): ConfigError {
+  const problems = error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  return new ConfigError(`invalid ${what}: ${problems.join('; ')}`);
+}
+
 /** Parses the environment; a bad value stops start-up with every problem named. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = ConfigSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
-  }
+  if (!parsed.success) throw settingsError('configuration', parsed.error);
   return parsed.data;
 }
 
@@ -192,6 +199,14 @@ export const publicUrlOf = (
   config: Pick<Config, 'AGENTRY_PUBLIC_URL' | 'AGENTRY_HOST' | 'AGENTRY_PORT'>,
 ): string =>
   (config.AGENTRY_PUBLIC_URL ?? `http://${config.AGENTRY_HOST}:${config.AGENTRY_PORT}`).replace(/\/+$/, '');
+
+/** Where the API server listens, and the settings that say so. */
+export const apiListenSettings = (config: Pick<Config, 'AGENTRY_HOST' | 'AGENTRY_PORT'>): ListenSettings => ({
+  host: config.AGENTRY_HOST,
+  port: config.AGENTRY_PORT,
+  hostSetting: 'AGENTRY_HOST',
+  portSetting: 'AGENTRY_PORT',
+});
 
 /** The upload limits of the API server (docs/api.md#limits, each configurable). */
 export const artifactLimitsOf = (

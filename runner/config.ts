@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../platform/config.js';
+import { settingsError } from '../platform/config.js';
 
 /** Every environment variable `agentry runner` reads, parsed once at start-up. */
 export const RunnerConfigSchema = z.object({
@@ -27,9 +27,6 @@ export type RunnerConfig = z.infer<typeof RunnerConfigSchema>;
  */
 export function loadRunnerConfig(env: NodeJS.ProcessEnv = process.env): RunnerConfig {
   const parsed = RunnerConfigSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`invalid runner configuration:\n  ${problems.join('\n  ')}`);
-  }
+  if (!parsed.success) throw settingsError('runner configuration', parsed.error);
   return parsed.data;
 }

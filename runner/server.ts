@@ -10,6 +10,7 @@ import { runExecutor as realRunExecutor } from './executors/run.js';
 import type { RunExecutor } from './executors/types.js';
 import { PromptQueue } from './prompt-queue.js';
 import { PromptRecordStore } from './prompt-records.js';
+import { hostInUrl, listenOn } from '../platform/listen.js';
 import { requireWorkloadToken } from '../platform/workload-auth.js';
 import { workloadRequestLog } from '../platform/workload-request-log.js';
 import { artifactRoutes } from './routes/artifacts.js';
@@ -144,9 +145,6 @@ export interface RunningRunner {
   stop(): Promise<void>;
 }
 
-/** An IPv6 literal needs brackets inside a URL. */
-const hostInUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);
-
 /**
  * Listens with the app. `stop()` lets requests in flight finish, then cuts whatever is still open
  * after `closeGraceMs` (a long-lived stream must not hold a SIGTERM hostage).
@@ -156,14 +154,12 @@ export async function listenRunner(
   options: { host: string; port: number; closeGraceMs?: number },
 ): Promise<RunningRunner> {
   const server = createServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err) => {
-      reject(new Error(`runner cannot listen on ${options.host}:${options.port}`, { cause: err }));
-    });
-    server.listen(options.port, options.host, resolve);
+  const port = await listenOn(server, {
+    host: options.host,
+    port: options.port,
+    portSetting: 'AGENTRY_RUNNER_PORT',
+    hostSetting: 'AGENTRY_RUNNER_HOST',
   });
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : options.port;
   return {
     server,
     port,

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Config } from '../config.js';
+import { ConfigError } from '../config.js';
+import { errnoOf } from '../errno.js';
 import { EmbeddedStore } from './embedded.js';
 import { KubernetesStore } from './kubernetes.js';
 import type { ResourceStore } from './types.js';
@@ -20,5 +22,30 @@ export async function openStore(
     return KubernetesStore.fromKubeConfig(kubeConfig);
   }
   if (config.AGENTRY_STORE === 'kubernetes') return KubernetesStore.fromDefault();
-  return EmbeddedStore.open(embeddedStoreDir(config.AGENTRY_DATA_DIR));
+  return openEmbeddedStore(config.AGENTRY_DATA_DIR);
+}
+
+/** Why a data directory cannot be written, by the system error underneath. */
+const UNWRITABLE: Readonly<Record<string, string>> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'read-only file system',
+  ENOTDIR: 'a file is in the way',
+  EEXIST: 'a file is in the way',
+  ENOSPC: 'no space left on the device',
+};
+
+/** The embedded store in the data directory; one that cannot be written is a setting to change. */
+async function openEmbeddedStore(dataDir: string): Promise<ResourceStore> {
+  try {
+    return await EmbeddedStore.open(embeddedStoreDir(dataDir));
+  } catch (err) {
+    const code = errnoOf(err instanceof Error ? err.cause : undefined);
+    const reason = code !== undefined && Object.hasOwn(UNWRITABLE, code) ? UNWRITABLE[code] : undefined;
+    if (reason === undefined) throw err;
+    throw new ConfigError(
+      `cannot write the data directory ${dataDir} (${reason}); set AGENTRY_DATA_DIR to a writable directory`,
+      { cause: err },
+    );
+  }
 }

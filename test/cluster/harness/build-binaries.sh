@@ -142,6 +142,15 @@ install_dir() {
   mv -T "$tmp" "$final"
 }
 
+# One line per tool, as it is settled and again at the end: its version, and cache or built.
+SUMMARY=()
+from_cache() { # from_cache <tool> <version> <dir>
+  log "$1 $2: from cache ($3)"; SUMMARY+=("$1 $2 (cache)")
+}
+built() { # built <tool> <version> <start SECONDS>
+  log "$1 $2: built in $((SECONDS - $3)) s"; SUMMARY+=("$1 $2 (built in $((SECONDS - $3)) s)")
+}
+
 timed() { # timed <label> <cmd...>: run, log wall time
   local label="$1"; shift
   local start=$SECONDS
@@ -173,8 +182,9 @@ k8s_build() {
   local staging_version="v0.${minor}.${patch}"
 
   if [[ $FORCE == 0 ]] && k8s_check "$final/bin" "$@"; then
-    log "${name} ${K8S_VERSION}: cached at $final"
+    from_cache "$name" "$K8S_VERSION" "$final"
   else
+    local start=$SECONDS
     log "${name} ${K8S_VERSION}: building $* (staging modules at ${staging_version})"
     local gomod info w
     gomod="$(mod_download "k8s.io/kubernetes@${K8S_VERSION}" GoMod)"
@@ -227,6 +237,7 @@ k8s_build() {
     k8s_check "$w/bin" "$@" || die "freshly built ${name} binaries do not report ${K8S_VERSION}"
     rm -rf "$w/src"
     install_dir "$w" "$final"
+    built "$name" "$K8S_VERSION" "$start"
   fi
   add_bindir "$final/bin"
 }
@@ -253,8 +264,9 @@ build_etcd() {
   local final="$CACHE/etcd-${ETCD_VERSION}"
   local want="etcd Version: ${ETCD_VERSION#v}"
   if [[ $FORCE == 0 ]] && version_ok "$final/bin/etcd" "$want" --version; then
-    log "etcd ${ETCD_VERSION}: cached at $final"
+    from_cache etcd "$ETCD_VERSION" "$final"
   else
+    local start=$SECONDS
     log "etcd ${ETCD_VERSION}: building"
     # go.etcd.io/etcd/server/v3 has `replace ... => ../api` lines, so `go install
     # ...@version` refuses it; a wrapper module ignores the dependency's replaces,
@@ -275,6 +287,7 @@ build_etcd() {
     version_ok "$w/bin/etcd" "$want" --version || die "freshly built etcd does not report ${ETCD_VERSION}"
     rm -rf "$w/src"
     install_dir "$w" "$final"
+    built etcd "$ETCD_VERSION" "$start"
   fi
   add_result ETCD "$final/bin/etcd"
   add_bindir "$final/bin"
@@ -290,8 +303,9 @@ kwok_check() {
 build_kwok() {
   local final="$CACHE/kwok-${KWOK_VERSION}"
   if [[ $FORCE == 0 ]] && kwok_check "$final/bin"; then
-    log "kwok ${KWOK_VERSION}: cached at $final"
+    from_cache kwok "$KWOK_VERSION" "$final"
   else
+    local start=$SECONDS
     log "kwok ${KWOK_VERSION}: building"
     local w; w="$(new_tmp "kwok-${KWOK_VERSION}")"
     mkdir -p "$w/bin"
@@ -303,6 +317,7 @@ build_kwok() {
         "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}" "sigs.k8s.io/kwok/cmd/kwokctl@${KWOK_VERSION}") >&2
     kwok_check "$w/bin" || die "freshly built kwok/kwokctl do not report ${KWOK_VERSION}"
     install_dir "$w" "$final"
+    built kwok "$KWOK_VERSION" "$start"
   fi
   add_result KWOK "$final/bin/kwok"
   add_result KWOKCTL "$final/bin/kwokctl"
@@ -313,8 +328,9 @@ build_kwok() {
 build_helm() {
   local final="$CACHE/helm-${HELM_VERSION}"
   if [[ $FORCE == 0 ]] && version_ok "$final/bin/helm" "${HELM_VERSION}" version --template '{{.Version}}'; then
-    log "helm ${HELM_VERSION}: cached at $final"
+    from_cache helm "$HELM_VERSION" "$final"
   else
+    local start=$SECONDS
     log "helm ${HELM_VERSION}: building"
     local gomod w cgo major minor
     gomod="$(mod_download "helm.sh/helm/v3@${HELM_VERSION}" GoMod)"
@@ -333,6 +349,7 @@ build_helm() {
     version_ok "$w/bin/helm" "${HELM_VERSION}" version --template '{{.Version}}' ||
       die "freshly built helm does not report ${HELM_VERSION}"
     install_dir "$w" "$final"
+    built helm "$HELM_VERSION" "$start"
   fi
   add_result HELM "$final/bin/helm"
   add_bindir "$final/bin"
@@ -348,8 +365,9 @@ moto_check() {
 build_moto() {
   local final="$CACHE/moto-${MOTO_VERSION}"
   if [[ $FORCE == 0 ]] && moto_check "$final"; then
-    log "moto ${MOTO_VERSION}: cached at $final"
+    from_cache moto "$MOTO_VERSION" "$final"
   else
+    local start=$SECONDS
     log "moto ${MOTO_VERSION}: installing into $final/venv"
     rm -rf "$final"
     mkdir -p "$final"
@@ -358,6 +376,7 @@ build_moto() {
       "moto[server]==${MOTO_VERSION}" >&2
     "$final/venv/bin/python" -c 'import moto; print(moto.__version__)' >"$final/.complete"
     moto_check "$final" || die "moto venv at $final failed its check"
+    built moto "$MOTO_VERSION" "$start"
   fi
   add_result MOTO_SERVER "$final/venv/bin/moto_server"
   add_bindir "$final/venv/bin"
@@ -371,8 +390,9 @@ go_install_piece() {
   local name="$1" version="$2" check="$3" ldflags="$4" pkg="$5"
   local final="$CACHE/${name}-${version}"
   if [[ $FORCE == 0 ]] && "$check" "$final/bin"; then
-    log "${name} ${version}: cached at $final"
+    from_cache "$name" "$version" "$final"
   else
+    local start=$SECONDS
     log "${name} ${version}: building"
     local w; w="$(new_tmp "${name}-${version}")"
     mkdir -p "$w/bin"
@@ -380,6 +400,7 @@ go_install_piece() {
         -ldflags "$ldflags" "$pkg") >&2
     "$check" "$w/bin" || die "freshly built ${name} does not report ${version}"
     install_dir "$w" "$final"
+    built "$name" "$version" "$start"
   fi
   add_bindir "$final/bin"
 }
@@ -424,8 +445,9 @@ build_pause() {
   tag="$(pause_tag "$dir")"
   [[ -n "$tag" ]] || die "cannot find the pause TAG in $dir/build/pause/Makefile"
   if [[ $FORCE == 0 ]] && version_ok "$final/bin/pause" "pause.c v${tag}-${K8S_VERSION}" -v; then
-    log "pause ${tag}: cached at $final"
+    from_cache pause "$tag" "$final"
   else
+    local start=$SECONDS
     log "pause ${tag}: compiling $dir/build/pause/linux/pause.c"
     local w; w="$(new_tmp "pause-${K8S_VERSION}")"
     mkdir -p "$w/bin"
@@ -433,6 +455,7 @@ build_pause() {
       -o "$w/bin/pause" "$dir/build/pause/linux/pause.c" >&2
     version_ok "$w/bin/pause" "pause.c v${tag}-${K8S_VERSION}" -v || die "freshly built pause does not run"
     install_dir "$w" "$final"
+    built pause "$tag" "$start"
   fi
   add_result PAUSE "$final/bin/pause"
 }
@@ -449,6 +472,9 @@ selected kube-router && build_kube_router
 selected local-path-provisioner && build_local_path_provisioner
 selected coredns && build_coredns
 selected pause && build_pause
+
+summary=""; for entry in "${SUMMARY[@]}"; do summary+="${summary:+, }${entry}"; done
+log "ready: ${summary}"
 
 tools_path="$(IFS=:; printf '%s' "${BIN_DIRS[*]}")"
 RESULTS+=("TOOLS_PATH=${tools_path}")
