@@ -39,7 +39,7 @@ import { artifactKey } from '../platform/objectstore/keys.js';
 import { FilesystemObjectStore } from '../platform/objectstore/filesystem.js';
 import { call, startTestApi } from '../test/support/api-server.js';
 import type { TestApi } from '../test/support/api-server.js';
-import { progress, summarize } from './stats.js';
+import { progress, summarize } from './support/stats.js';
 
 const MiB = 1024 * 1024;
 const SIZE = Number(process.env.BENCH_MIB ?? '256') * MiB;

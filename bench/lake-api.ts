@@ -30,8 +30,8 @@ import { buildTools } from '../test/cluster/harness/tools.js';
 import { call } from '../test/support/api-server.js';
 import { startEmbeddedStack } from '../test/support/embedded-stack.js';
 import type { EmbeddedStack } from '../test/support/embedded-stack.js';
-import { progress, summarize } from './stats.js';
-import type { Summary } from './stats.js';
+import { progress, summarize } from './support/stats.js';
+import type { Summary } from './support/stats.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);

@@ -26,8 +26,8 @@ import { readSql } from '../lake/load.js';
 import { startLakeServer } from '../lake/server.js';
 import { LakeClient } from '../platform/lake-client.js';
 import { createLogger } from '../platform/log.js';
-import { progress, summarize } from './stats.js';
-import type { Summary } from './stats.js';
+import { progress, summarize } from './support/stats.js';
+import type { Summary } from './support/stats.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);

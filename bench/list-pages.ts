@@ -19,7 +19,7 @@ import { visibleTo } from '../api/task/access.js';
 import { taskListBuckets } from '../api/task/list-index.js';
 import { startTestApi } from '../test/support/api-server.js';
 import type { TestApi } from '../test/support/api-server.js';
-import { progress, summarize } from './stats.js';
+import { progress, summarize } from './support/stats.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '10,1000,10000').split(',').map(Number);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? '2000');

@@ -22,8 +22,8 @@ import { startRealNodeDeployment } from '../test/realnode/harness/deployment.js'
 import type { RealNodeDeployment } from '../test/realnode/harness/deployment.js';
 import { REAL_NODE_SELECTOR } from '../test/realnode/harness/install-agentry.js';
 import { destroyRealNode } from '../test/realnode/harness/teardown.js';
-import { progress, summarize } from './stats.js';
-import type { Summary } from './stats.js';
+import { progress, summarize } from './support/stats.js';
+import type { Summary } from './support/stats.js';
 
 const execFile = promisify(execFileCallback);
 const N = Number(process.env.BENCH_N ?? 5);
