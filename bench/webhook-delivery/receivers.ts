@@ -1,7 +1,6 @@
 // Receivers: loopback servers answering 200 at once, recording each request by webhook-id.
-import { createServer } from 'node:http';
-import type { IncomingHttpHeaders, Server } from 'node:http';
-import { closeServer, listenOnLoopback } from '../support/http.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { WebhookReceiver } from '../../test/support/webhook-receiver.js';
 
 export interface Arrival {
   /** performance.now() once the whole request was read. */
@@ -37,35 +36,30 @@ export class Recorder {
   }
 }
 
+/** One webhook's receiver: test/support's, recording each request by webhook-id as it ends. */
 export class Receiver {
   recorder = new Recorder();
-  private server: Server | undefined;
-  private port = 0;
+  private readonly server = new WebhookReceiver();
 
-  constructor(readonly webhook: string) {}
+  constructor(readonly webhook: string) {
+    this.server.respond = ({ headers, rawBody }) => {
+      this.recorder.record(webhook, headers, rawBody, performance.now());
+      // The recorder keeps what the bench needs; the receiver's own list would only grow.
+      this.server.received.length = 0;
+      return 200;
+    };
+  }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}/hook`;
+    return this.server.url;
   }
 
-  async start(): Promise<void> {
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const at = performance.now();
-        this.recorder.record(this.webhook, req.headers, Buffer.concat(chunks).toString('utf8'), at);
-        res.writeHead(200).end();
-      });
-    });
-    this.port = await listenOnLoopback(server);
-    this.server = server;
+  start(): Promise<void> {
+    return this.server.start();
   }
 
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (server !== undefined) await closeServer(server);
+  stop(): Promise<void> {
+    return this.server.stop();
   }
 }
 
