@@ -5,7 +5,7 @@ import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import type { PersistentVolumeClaim, Pod } from '../../operator/runtimes/kube-objects.js';
 import type { KubernetesStore } from '../../platform/store/kubernetes.js';
 import { indices, pool } from '../support/pool.js';
-import { addNamespaceWithVolumes } from './cluster-setup.js';
+import { addWorkloadNamespace } from './cluster-setup.js';
 import { CONCURRENCY, IMAGE, KEEPALIVE, N, RESOURCES } from './config.js';
 import { BenchKubeConfig, openedSockets } from './kube-config.js';
 import { phaseResult, waitAllReady } from './phase.js';
@@ -65,12 +65,7 @@ export async function runBaseline(
 ): Promise<PhaseResult> {
   const kc = new BenchKubeConfig(kubeconfig, KEEPALIVE);
   const core = kc.makeApiClient(CoreV1Api);
-  const names = Array.from({ length: N }, (_, i) => `bp-${i}`);
-  await addNamespaceWithVolumes(
-    admin,
-    namespace,
-    names.map((name) => `${name}-disk`),
-  );
+  const names = await addWorkloadNamespace(admin, namespace, 'bp');
   const requests0 = kc.requests;
   const sockets0 = openedSockets();
   const start = performance.now();

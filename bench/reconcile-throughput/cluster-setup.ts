@@ -8,7 +8,7 @@ import type { ResourceType } from '../../crds/index.js';
 import type { KubernetesStore } from '../../platform/store/kubernetes.js';
 import { PersistentVolumeType } from '../../test/cluster/kube-test-types.js';
 import { indices, pool } from '../support/pool.js';
-import { CONCURRENCY, PODS_PER_NODE, POLL_MS } from './config.js';
+import { CONCURRENCY, N, PODS_PER_NODE, POLL_MS } from './config.js';
 
 const LooseStatusSchema = z
   .looseObject({ conditions: z.array(z.looseObject({ type: z.string(), status: z.string() })).optional() })
@@ -89,7 +89,7 @@ export async function addNodes(store: KubernetesStore, pods: number): Promise<vo
   }
 }
 
-export async function addNamespaceWithVolumes(
+async function addNamespaceWithVolumes(
   store: KubernetesStore,
   namespace: string,
   claims: string[],
@@ -110,4 +110,19 @@ export async function addNamespaceWithVolumes(
       },
     }),
   );
+}
+
+/** N workload names (`prefix`-i) in a new namespace, with a pre-bound volume for each one's disk claim. */
+export async function addWorkloadNamespace(
+  admin: KubernetesStore,
+  namespace: string,
+  prefix: string,
+): Promise<string[]> {
+  const names = Array.from({ length: N }, (_, i) => `${prefix}-${i}`);
+  await addNamespaceWithVolumes(
+    admin,
+    namespace,
+    names.map((name) => `${name}-disk`),
+  );
+  return names;
 }

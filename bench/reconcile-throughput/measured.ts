@@ -13,7 +13,7 @@ import { createLogger } from '../../platform/log.js';
 import { KubernetesStore } from '../../platform/store/kubernetes.js';
 import { sumsByLabel, total } from '../support/metrics.js';
 import { indices, pool } from '../support/pool.js';
-import { addNamespaceWithVolumes } from './cluster-setup.js';
+import { addWorkloadNamespace } from './cluster-setup.js';
 import { CONCURRENCY, IMAGE, KEEPALIVE, N, RESOURCES } from './config.js';
 import { BenchKubeConfig, openedSockets } from './kube-config.js';
 import { phaseResult, waitAllReady } from './phase.js';
@@ -126,12 +126,7 @@ export async function runMeasured(
 ): Promise<MeasuredResult> {
   const benchKc = new BenchKubeConfig(kubeconfig, KEEPALIVE);
   const client = KubernetesStore.fromKubeConfig(benchKc);
-  const names = Array.from({ length: N }, (_, i) => `ac-${i}`);
-  await addNamespaceWithVolumes(
-    admin,
-    namespace,
-    names.map((name) => `${name}-disk`),
-  );
+  const names = await addWorkloadNamespace(admin, namespace, 'ac');
 
   collectGarbage();
   const before = memory();
