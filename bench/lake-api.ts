@@ -106,12 +106,8 @@ async function sqlOverhead(world: World, dir: string): Promise<{ api: Summary; d
     const [apiRows, directRows] = [(await viaApi()).length, (await viaDuckDB()).length];
     if (apiRows !== 100 || directRows !== 100)
       throw new Error(`expected 100 groups, got ${apiRows}, ${directRows}`);
-    for (let i = 0; i < 3; i++) {
-      await viaApi();
-      await viaDuckDB();
-    }
     progress(`measuring ${RUNS} queries each, alternating`);
-    const { measured, baseline } = await alternating(RUNS, viaApi, viaDuckDB);
+    const { measured, baseline } = await alternating(RUNS, viaApi, viaDuckDB, 3);
     return { api: measured, direct: baseline };
   } finally {
     connection.closeSync();

@@ -115,12 +115,8 @@ async function aggregate(dir: string): Promise<{ lake: Summary; direct: Summary 
     const [lakeRows, directRows] = [(await viaLake()).rows.length, (await viaDuckDB()).length];
     if (lakeRows !== 100 || directRows !== 100)
       throw new Error(`expected 100 groups, got ${lakeRows} and ${directRows}`);
-    for (let i = 0; i < WARMUP; i++) {
-      await viaLake();
-      await viaDuckDB();
-    }
     progress(`measuring ${RUNS} queries each, alternating`);
-    const { measured, baseline } = await alternating(RUNS, viaLake, viaDuckDB);
+    const { measured, baseline } = await alternating(RUNS, viaLake, viaDuckDB, WARMUP);
     return { lake: measured, direct: baseline };
   } finally {
     direct.close();

@@ -10,14 +10,19 @@ export async function timed(run: () => Promise<unknown>): Promise<number> {
 }
 
 /**
- * `runs` timings each of `measured` and `baseline`, alternating which goes first, so neither always
- * runs on a machine the other just warmed.
+ * `runs` timings each of `measured` and `baseline` after `warmup` untimed rounds of both, alternating
+ * which goes first, so neither always runs on a machine the other just warmed.
  */
 export async function alternating(
   runs: number,
   measured: () => Promise<unknown>,
   baseline: () => Promise<unknown>,
+  warmup = 0,
 ): Promise<{ measured: Summary; baseline: Summary }> {
+  for (let i = 0; i < warmup; i++) {
+    await measured();
+    await baseline();
+  }
   const measuredTimes: number[] = [];
   const baselineTimes: number[] = [];
   for (let i = 0; i < runs; i++) {
