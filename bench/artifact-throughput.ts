@@ -39,7 +39,8 @@ import { artifactKey } from '../platform/objectstore/keys.js';
 import { FilesystemObjectStore } from '../platform/objectstore/filesystem.js';
 import { call, startTestApi } from '../test/support/api-server.js';
 import type { TestApi } from '../test/support/api-server.js';
-import { progress, summarize } from './stats.js';
+import { closeServer, listenOnLoopback } from './support/http.js';
+import { progress, summarize } from './support/stats.js';
 
 const MiB = 1024 * 1024;
 const SIZE = Number(process.env.BENCH_MIB ?? '256') * MiB;
@@ -158,10 +159,7 @@ async function bareServer(store: FilesystemObjectStore): Promise<{ url: string; 
       res.destroy();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return { url: `http://127.0.0.1:${address.port}`, server };
+  return { url: `http://127.0.0.1:${await listenOnLoopback(server)}`, server };
 }
 
 async function measure(
@@ -231,7 +229,7 @@ async function measure(
       }),
     ];
   } finally {
-    bare.server.close();
+    await closeServer(bare.server);
   }
 }
 

@@ -13,7 +13,7 @@
 // Env: BENCH_ROWS (default 10000000), BENCH_RUNS (default 20), BENCH_REFRESHES (default 15)
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CreateBucketCommand,
@@ -30,8 +30,10 @@ import { buildTools } from '../test/cluster/harness/tools.js';
 import { call } from '../test/support/api-server.js';
 import { startEmbeddedStack } from '../test/support/embedded-stack.js';
 import type { EmbeddedStack } from '../test/support/embedded-stack.js';
-import { progress, summarize } from './stats.js';
-import type { Summary } from './stats.js';
+import { SUMMARY_TABLE_HEAD, alternating, summaryRow } from './support/compare.js';
+import { loadAverage as load, ratio } from './support/format.js';
+import { progress, summarize } from './support/stats.js';
+import type { Summary } from './support/stats.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
@@ -43,17 +45,7 @@ const BUCKET = `bench-lake-${randomBytes(4).toString('hex')}`;
 const SqlAnswerSchema = z.object({ rows: z.array(z.record(z.string(), z.unknown())) });
 const ArnSchema = z.object({ notifications: z.object({ queueArn: z.string() }) });
 
-const load = (): string =>
-  loadavg()
-    .map((n) => n.toFixed(2))
-    .join(' ');
 const ms = (n: number): string => n.toFixed(1);
-
-async function timed(run: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await run();
-  return performance.now() - start;
-}
 
 interface World {
   stack: EmbeddedStack;
@@ -114,23 +106,9 @@ async function sqlOverhead(world: World, dir: string): Promise<{ api: Summary; d
     const [apiRows, directRows] = [(await viaApi()).length, (await viaDuckDB()).length];
     if (apiRows !== 100 || directRows !== 100)
       throw new Error(`expected 100 groups, got ${apiRows}, ${directRows}`);
-    for (let i = 0; i < 3; i++) {
-      await viaApi();
-      await viaDuckDB();
-    }
     progress(`measuring ${RUNS} queries each, alternating`);
-    const apiTimes: number[] = [];
-    const directTimes: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      if (i % 2 === 0) {
-        apiTimes.push(await timed(viaApi));
-        directTimes.push(await timed(viaDuckDB));
-      } else {
-        directTimes.push(await timed(viaDuckDB));
-        apiTimes.push(await timed(viaApi));
-      }
-    }
-    return { api: summarize(apiTimes), direct: summarize(directTimes) };
+    const { measured, baseline } = await alternating(RUNS, viaApi, viaDuckDB, 3);
+    return { api: measured, direct: baseline };
   } finally {
     connection.closeSync();
     instance.closeSync();
@@ -201,17 +179,11 @@ async function main(): Promise<void> {
     const { api, direct } = await sqlOverhead(world, dir);
     const refresh = await refreshLatency(world);
     console.log(`query: \`${QUERY}\`\n`);
-    console.log('| measurement | p50 | p95 | min | max |');
-    console.log('|---|---|---|---|---|');
-    const row = (what: string, s: Summary) => {
-      console.log(`| ${what} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.min)} | ${ms(s.max)} |`);
-    };
-    row('POST /v1/context-lake/sql (ms)', api);
-    row('DuckDB in process (ms)', direct);
-    console.log(
-      `| **ratio API / DuckDB (p50)** | **${(api.p50 / direct.p50).toFixed(2)}x** (goal ≤ 1.2) | | | |`,
-    );
-    row('S3 put → refreshed query result (ms)', refresh);
+    for (const line of SUMMARY_TABLE_HEAD) console.log(line);
+    console.log(summaryRow('POST /v1/context-lake/sql (ms)', api, ms));
+    console.log(summaryRow('DuckDB in process (ms)', direct, ms));
+    console.log(`| **ratio API / DuckDB (p50)** | **${ratio(api.p50, direct.p50)}** (goal ≤ 1.2) | | | |`);
+    console.log(summaryRow('S3 put → refreshed query result (ms)', refresh, ms));
     console.log(`\nload average at the end ${load()}`);
   } finally {
     await stack.stop();

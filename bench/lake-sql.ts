@@ -15,7 +15,7 @@
 //      BENCH_RUNS   measured queries per side (default 20)
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, JsonDuckDBValueConverter } from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
@@ -26,8 +26,10 @@ import { readSql } from '../lake/load.js';
 import { startLakeServer } from '../lake/server.js';
 import { LakeClient } from '../platform/lake-client.js';
 import { createLogger } from '../platform/log.js';
-import { progress, summarize } from './stats.js';
-import type { Summary } from './stats.js';
+import { SUMMARY_TABLE_HEAD, alternating, summaryRow } from './support/compare.js';
+import { loadAverage as load, ratio } from './support/format.js';
+import { progress, summarize } from './support/stats.js';
+import type { Summary } from './support/stats.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
@@ -39,10 +41,6 @@ const THREADS = availableParallelism();
 const TOKEN = randomBytes(24).toString('base64url');
 const QUERY = 'SELECT k % 100 AS g, count(*) AS n, sum(v) AS s FROM t GROUP BY g ORDER BY g';
 
-const load = (): string =>
-  loadavg()
-    .map((n) => n.toFixed(2))
-    .join(' ');
 const ms = (n: number): string => n.toFixed(1);
 
 async function makeParquet(file: string): Promise<void> {
@@ -81,12 +79,6 @@ async function directDuckDB(file: string): Promise<{ connection: DuckDBConnectio
   };
 }
 
-async function timed(run: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await run();
-  return performance.now() - start;
-}
-
 async function aggregate(dir: string): Promise<{ lake: Summary; direct: Summary }> {
   const file = join(dir, 'data', 't.parquet');
   await mkdir(join(dir, 'data'));
@@ -123,24 +115,9 @@ async function aggregate(dir: string): Promise<{ lake: Summary; direct: Summary 
     const [lakeRows, directRows] = [(await viaLake()).rows.length, (await viaDuckDB()).length];
     if (lakeRows !== 100 || directRows !== 100)
       throw new Error(`expected 100 groups, got ${lakeRows} and ${directRows}`);
-    for (let i = 0; i < WARMUP; i++) {
-      await viaLake();
-      await viaDuckDB();
-    }
     progress(`measuring ${RUNS} queries each, alternating`);
-    const lakeTimes: number[] = [];
-    const directTimes: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      // Alternate which goes first, so neither always runs on a machine the other just warmed.
-      if (i % 2 === 0) {
-        lakeTimes.push(await timed(viaLake));
-        directTimes.push(await timed(viaDuckDB));
-      } else {
-        directTimes.push(await timed(viaDuckDB));
-        lakeTimes.push(await timed(viaLake));
-      }
-    }
-    return { lake: summarize(lakeTimes), direct: summarize(directTimes) };
+    const { measured, baseline } = await alternating(RUNS, viaLake, viaDuckDB, WARMUP);
+    return { lake: measured, direct: baseline };
   } finally {
     direct.close();
     await lake.stop();
@@ -222,25 +199,14 @@ async function main(): Promise<void> {
     const { lake, direct } = await aggregate(dir);
     const encoded = await encoding();
     console.log(`query: \`${QUERY}\`\n`);
-    console.log('| measurement | p50 | p95 | min | max |');
-    console.log('|---|---|---|---|---|');
-    console.log(
-      `| lake server over HTTP (ms) | ${ms(lake.p50)} | ${ms(lake.p95)} | ${ms(lake.min)} | ${ms(lake.max)} |`,
-    );
-    console.log(
-      `| DuckDB in process (ms) | ${ms(direct.p50)} | ${ms(direct.p95)} | ${ms(direct.min)} | ${ms(direct.max)} |`,
-    );
-    console.log(
-      `| **ratio lake / DuckDB (p50)** | **${(lake.p50 / direct.p50).toFixed(2)}x** (goal ≤ 1.2) | | | |`,
-    );
+    for (const line of SUMMARY_TABLE_HEAD) console.log(line);
+    console.log(summaryRow('lake server over HTTP (ms)', lake, ms));
+    console.log(summaryRow('DuckDB in process (ms)', direct, ms));
+    console.log(`| **ratio lake / DuckDB (p50)** | **${ratio(lake.p50, direct.p50)}** (goal ≤ 1.2) | | | |`);
     const k = (n: number): string => `${Math.round(n / 1000)}k`;
     const { ours, duckdb } = encoded;
-    console.log(
-      `| RowEncoder + JSON.stringify (rows/s) | ${k(ours.p50)} | | ${k(ours.min)} | ${k(ours.max)} |`,
-    );
-    console.log(
-      `| DuckDB JSON converter + JSON.stringify (rows/s) | ${k(duckdb.p50)} | | ${k(duckdb.min)} | ${k(duckdb.max)} |`,
-    );
+    console.log(summaryRow('RowEncoder + JSON.stringify (rows/s)', ours, k, { withP95: false }));
+    console.log(summaryRow('DuckDB JSON converter + JSON.stringify (rows/s)', duckdb, k, { withP95: false }));
     console.log(
       `\n10,000 mixed rows are ${(encoded.bytes / 1024).toFixed(0)} KiB of JSON; load average at the end ${load()}`,
     );

@@ -11,7 +11,6 @@
 // Env: BENCH_SIZES     comma-separated organization sizes (default 10,1000,10000)
 //      BENCH_REQUESTS  sequential HTTP requests per measurement (default 2000)
 import { randomUUID } from 'node:crypto';
-import { loadavg } from 'node:os';
 import { TaskType, apiVersionOf } from '../crds/index.js';
 import type { Task } from '../crds/index.js';
 import { newestTaskFirst } from '../platform/task-record.js';
@@ -19,7 +18,8 @@ import { visibleTo } from '../api/task/access.js';
 import { taskListBuckets } from '../api/task/list-index.js';
 import { startTestApi } from '../test/support/api-server.js';
 import type { TestApi } from '../test/support/api-server.js';
-import { progress, summarize } from './stats.js';
+import { loadAverage as load } from './support/format.js';
+import { progress, summarize } from './support/stats.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '10,1000,10000').split(',').map(Number);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? '2000');
@@ -103,11 +103,7 @@ async function measure(api: TestApi, size: number, label = 'bench'): Promise<str
 }
 
 async function main(): Promise<void> {
-  progress(
-    `load average ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}`,
-  );
+  progress(`load average ${load()}`);
   const api = await startTestApi();
   try {
     progress('warming up (not counted)');
@@ -122,11 +118,7 @@ async function main(): Promise<void> {
   } finally {
     await api.stop();
   }
-  progress(
-    `load average ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}`,
-  );
+  progress(`load average ${load()}`);
 }
 
 await main();

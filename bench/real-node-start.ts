@@ -10,7 +10,6 @@
 // Run: npm run bench:real-node (as root: it runs a kubelet, containerd and iptables)
 // Env: BENCH_N   tasks per phase and baseline Pods (default 5)
 import { execFile as execFileCallback } from 'node:child_process';
-import { loadavg } from 'node:os';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createParser } from 'eventsource-parser';
@@ -22,8 +21,9 @@ import { startRealNodeDeployment } from '../test/realnode/harness/deployment.js'
 import type { RealNodeDeployment } from '../test/realnode/harness/deployment.js';
 import { REAL_NODE_SELECTOR } from '../test/realnode/harness/install-agentry.js';
 import { destroyRealNode } from '../test/realnode/harness/teardown.js';
-import { progress, summarize } from './stats.js';
-import type { Summary } from './stats.js';
+import { loadAverage as load } from './support/format.js';
+import { progress, summarize } from './support/stats.js';
+import type { Summary } from './support/stats.js';
 
 const execFile = promisify(execFileCallback);
 const N = Number(process.env.BENCH_N ?? 5);
@@ -176,11 +176,7 @@ async function measure(state: State): Promise<void> {
       return `${name} ${state.images[name]}: ${stdout.trim()}`;
     }),
   );
-  console.log(
-    `real node, N=${N}, load average ${loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')}`,
-  );
+  console.log(`real node, N=${N}, load average ${load(1)}`);
   console.log(`| what | Agentry | baseline (same run) | ratio p50 |`);
   console.log(`| --- | --- | --- | --- |`);
   console.log(

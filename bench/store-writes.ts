@@ -12,6 +12,7 @@ import express from 'express';
 import { SecretType } from '../crds/index.js';
 import { EmbeddedStore } from '../platform/store/embedded.js';
 import { call, startTestApi } from '../test/support/api-server.js';
+import { closeServer, listenOnLoopback } from './support/http.js';
 
 const WRITES = 300;
 const READS = 2000;
@@ -68,9 +69,7 @@ async function benchReads(): Promise<number> {
     res.json(record);
   });
   const server = createServer(bare);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const port = await listenOnLoopback(server);
 
   const baseline = await timed('baseline: bare express JSON handler', READS, () =>
     fetch(`http://127.0.0.1:${port}/x`).then((res) => res.arrayBuffer()),
@@ -78,7 +77,7 @@ async function benchReads(): Promise<number> {
   const measured = await timed('GET /v1/agent-computers/:id', READS, () =>
     call(api, `/v1/agent-computers/${id}`, { key }).then((res) => res.arrayBuffer()),
   );
-  server.close();
+  await closeServer(server);
   await api.stop();
   return measured / baseline;
 }

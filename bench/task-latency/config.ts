@@ -1,0 +1,21 @@
+// The run's settings (see main.ts for what each means) and the names it creates.
+import { envCount, envNumber, LogLevelSchema } from '../support/env.js';
+import { interruptOnSignals } from '../support/interrupt.js';
+
+export const TASKS = envCount('BENCH_TASKS', 50);
+export const WARMUP = envCount('BENCH_WARMUP', 1, 0);
+export const EVENT_RATE = Math.max(1, envNumber('BENCH_EVENT_RATE', 1000));
+export const EVENT_SECONDS = Math.max(0.1, envNumber('BENCH_EVENT_SECONDS', 5));
+export const EVENT_COUNT = Math.round(EVENT_RATE * EVENT_SECONDS);
+export const RUNNER_STARTS = envCount('BENCH_RUNNER_STARTS', 10, 0);
+/** The process runtime's SIGTERM → SIGKILL grace for runners (3 s as in the end-to-end tests). */
+export const STOP_GRACE_MS = envNumber('BENCH_STOP_GRACE_MS', 3000);
+export const TIMEOUT_MS = Math.max(1000, envNumber('BENCH_TIMEOUT_MS', 60_000));
+export const LOG_LEVEL = LogLevelSchema.parse(process.env.BENCH_LOG_LEVEL ?? 'silent');
+export const ORG = 'bench';
+export const NAMESPACE = `agentry-org-${ORG}`;
+/** Room for the deleted workspaces the operator has not finished removing yet. */
+export const AGENT_COMPUTER_LIMIT = 100;
+
+/** Aborted by SIGINT/SIGTERM: every wait gives up, and the stack is stopped on the way out. */
+export const interruption = interruptOnSignals();

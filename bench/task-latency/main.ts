@@ -1,0 +1,146 @@
+// Task start latency and live event latency on the embedded default (API server, operator and real
+// runner processes in this process and its children, nothing faked), each against a floor measured
+// in the same run:
+// - start latency, POST /v1/tasks → the task's first `init` event on GET /v1/tasks/:id/events (the
+//   stream opened right after the POST), on a new workspace (a new runner process) and on an existing
+//   one, sequentially; floor: a bare `bash -c 'echo ready'` spawn until its first stdout line;
+// - live event latency at ~1,000 events/s: a `shell` task runs a Python script printing its wall clock
+//   (time.time_ns) once per millisecond, and the client compares each `text` event's content with its
+//   own wall clock on arrival; floor: the same script spawned here, its stdout read the same way.
+// The `shell` executor's `init` is the runner's own, sent before bash starts, so the first `text`
+// event ("ready") is printed too: that one includes the spawn the bash floor measures.
+// Asides, to explain the figures: a bare `agentry runner` start, a workspace deletion, and one
+// append + fdatasync (the runner makes each event durable, one at a time, before serving it).
+// Progress goes to stderr, figures to stdout. Other load on the machine shows in both the floors and
+// the figures; the load average is printed at the start and the end.
+//
+// Run: npm run bench:tasks
+// Env: BENCH_TASKS            tasks per start-latency phase (default 50)
+//      BENCH_WARMUP           tasks per start-latency phase run first and not counted (default 1)
+//      BENCH_EVENT_RATE       events per second of the live-event phase (default 1000)
+//      BENCH_EVENT_SECONDS    how long the live-event phase prints (default 5)
+//      BENCH_TIMEOUT_MS       one task, from its POST to `done` (default 60000; the event phase gets
+//                             this plus its printing time)
+//      BENCH_RUNNER_STARTS    bare `agentry runner` starts timed as an aside (default 10)
+//      BENCH_STOP_GRACE_MS    a runner's SIGTERM → SIGKILL grace when its workspace goes (default 3000)
+//      BENCH_LOG_LEVEL        the stack's log level (default silent)
+import { mkdtemp } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { wallMs } from '../support/child.js';
+import { loadAverage as load, ratio as formatRatio } from '../support/format.js';
+import { progress } from '../support/stats.js';
+import type { Summary } from '../support/stats.js';
+import { within } from '../support/wait.js';
+import type { Client } from './client.js';
+import { reportEvents } from './clock.js';
+import type { EventRun } from './clock.js';
+import { EVENT_COUNT, EVENT_RATE, RUNNER_STARTS, TASKS, TIMEOUT_MS, WARMUP, interruption } from './config.js';
+import { appendSyncFloor, bashFloor, pipeFloor, runnerStartFloor } from './floors.js';
+import { liveEvents } from './live-events.js';
+import { ms, report } from './report.js';
+import { startStack, stopStack } from './stack.js';
+import type { Stack } from './stack.js';
+import { startOnExistingWorkspace, startOnNewWorkspaces, startOnce } from './starts.js';
+import type { StartRun } from './starts.js';
+
+const ratio = (a: number, b: number): string => formatRatio(a, b, 1);
+
+interface Results {
+  bash: Summary;
+  runnerStart: Summary;
+  fresh: StartRun;
+  existing: StartRun;
+  pipe: EventRun;
+  live: EventRun;
+}
+
+/** Every phase in turn on a started stack, each figure printed as it comes. */
+async function measure(stack: Stack, bash: Summary): Promise<Results> {
+  progress('starting the embedded stack');
+  const key = await within('starting the embedded stack', TIMEOUT_MS, interruption.signal, () =>
+    startStack(stack),
+  );
+  const { api } = stack;
+  if (api === undefined) throw new Error('the API did not start');
+  const client: Client = { api, key };
+
+  progress('bare runner starts');
+  const runnerStart = await runnerStartFloor(stack.dir, RUNNER_STARTS);
+  report('aside: agentry runner (from source) spawn → listening line', runnerStart, 'p95');
+  progress('start latency on new workspaces');
+  const fresh = await startOnNewWorkspaces(client);
+  report('new workspace: POST /v1/tasks → 201', fresh.post, 'p95');
+  report('new workspace: POST /v1/tasks → init event', fresh.init, 'p95');
+  report('new workspace: POST /v1/tasks → first text event', fresh.firstText, 'p95');
+  report('aside: DELETE /v1/agent-computers/:id → removed from the store', fresh.deleted, 'p95');
+
+  progress('start latency on an existing workspace');
+  const workspace = await startOnce(client, undefined);
+  const existing = await startOnExistingWorkspace(client, workspace.workspaceId);
+  report('existing workspace: POST /v1/tasks → 201', existing.post, 'p95');
+  report('existing workspace: POST /v1/tasks → init event', existing.init, 'p95');
+  report('existing workspace: POST /v1/tasks → first text event', existing.firstText, 'p95');
+
+  progress('live events');
+  const pipe = await pipeFloor();
+  reportEvents(`floor: clock script → direct pipe at ${EVENT_RATE}/s`, pipe);
+  const live = await liveEvents(client, workspace.workspaceId);
+  reportEvents(`live events: runner → SSE client at ${EVENT_RATE}/s`, live);
+
+  progress('asides');
+  const sync = await appendSyncFloor(stack.dir);
+  report('aside: append + fdatasync of one event line on the data disk', sync, 'p99');
+  console.log(`load average at the end: ${load()}`);
+  return { bash, runnerStart, fresh, existing, pipe, live };
+}
+
+function printSummary({ bash, runnerStart, fresh, existing, pipe, live }: Results): void {
+  console.log('\nsummary (p50 / tail)');
+  console.log(
+    `start, new workspace (init) / bash floor:       ${ratio(fresh.init.p50, bash.p50)} / ${ratio(fresh.init.p95, bash.p95)}`,
+  );
+  console.log(
+    `start, existing workspace (init) / bash floor:  ${ratio(existing.init.p50, bash.p50)} / ${ratio(existing.init.p95, bash.p95)}`,
+  );
+  console.log(
+    `start, new / existing workspace (init):         ${ratio(fresh.init.p50, existing.init.p50)} / ${ratio(fresh.init.p95, existing.init.p95)}`,
+  );
+  console.log(
+    `first text, existing workspace / bash floor:    ${ratio(existing.firstText.p50, bash.p50)} / ${ratio(existing.firstText.p95, bash.p95)}`,
+  );
+  console.log(
+    `bare runner start / new-workspace start (p50):  ${((runnerStart.p50 / fresh.init.p50) * 100).toFixed(0)}%`,
+  );
+  console.log(
+    `live events / direct pipe (p50 / p99):          ${ratio(live.latency.p50, pipe.latency.p50)} / ${ratio(live.latency.p99, pipe.latency.p99)}`,
+  );
+}
+
+const stack: Stack = {
+  dir: await mkdtemp(join(tmpdir(), 'agentry-bench-tasks-')),
+  api: undefined,
+  operator: undefined,
+  runtime: undefined,
+};
+let passed = false;
+try {
+  console.log(
+    `task latency: ${TASKS} tasks per phase (+${WARMUP} warm-up), ${EVENT_COUNT} events at ${EVENT_RATE}/s; ` +
+      `${availableParallelism()} CPUs, node ${process.version}, load average ${load()}`,
+  );
+  const clockSkew = Date.now() - wallMs();
+  console.log(
+    `clock check: Date.now() − (timeOrigin + performance.now()) = ${ms(clockSkew)} (expect about −1…0)`,
+  );
+  const bash = await bashFloor();
+  report('floor: bash -c "echo ready" spawn → first stdout line', bash, 'p95');
+  printSummary(await measure(stack, bash));
+  passed = true;
+} catch (err) {
+  console.error('\nbenchmark failed:', err);
+} finally {
+  await stopStack(stack);
+  interruption.dispose();
+}
+process.exitCode = passed ? 0 : 1;

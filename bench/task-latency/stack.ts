@@ -1,0 +1,115 @@
+// The embedded stack, as test/integration/tasks-end-to-end starts it: store, operator with the
+// process runtime (real runner processes), and the API server.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Registry } from 'prom-client';
+import { AgentComputerType, OrganizationType } from '../../crds/index.js';
+import { startOperator } from '../../operator/operator.js';
+import type { RunningOperator } from '../../operator/operator.js';
+import { ProcessRuntime } from '../../operator/runtimes/process.js';
+import { ExecutorCatalog } from '../../platform/executor-catalog.js';
+import { ensureInstallationKey } from '../../platform/installation-key.js';
+import { createLogger } from '../../platform/log.js';
+import { EmbeddedStore } from '../../platform/store/embedded.js';
+import { isStoreError } from '../../platform/store/types.js';
+import { CONTROL_NAMESPACE, startTestApi } from '../../test/support/api-server.js';
+import type { TestApi } from '../../test/support/api-server.js';
+import { REPOSITORY_RUNNER_COMMAND } from '../../test/support/runner-command.js';
+import { cleanupStep } from '../support/cleanup.js';
+import { until } from '../support/wait.js';
+import { AGENT_COMPUTER_LIMIT, LOG_LEVEL, ORG, STOP_GRACE_MS, interruption } from './config.js';
+
+export interface Stack {
+  dir: string;
+  api: TestApi | undefined;
+  operator: RunningOperator | undefined;
+  runtime: ProcessRuntime | undefined;
+}
+
+export async function startStack(stack: Stack): Promise<string> {
+  const store = await EmbeddedStore.open(join(stack.dir, 'store'));
+  const logger = createLogger({ level: LOG_LEVEL });
+  let notify: (ns: string, name: string) => void = () => undefined;
+  stack.runtime = new ProcessRuntime({
+    dataDir: stack.dir,
+    runnerCommand: REPOSITORY_RUNNER_COMMAND,
+    logger,
+    stopGraceMs: STOP_GRACE_MS,
+    onChange: (ns, name) => {
+      notify(ns, name);
+    },
+  });
+  try {
+    stack.operator = await startOperator({
+      store,
+      logger,
+      registry: new Registry(),
+      runtimes: new Map([['process', stack.runtime]]),
+      defaultRuntime: 'process',
+      controlNamespace: CONTROL_NAMESPACE,
+      installationKey: await ensureInstallationKey(store, CONTROL_NAMESPACE),
+      executors: new ExecutorCatalog(),
+    });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  notify = stack.operator.notifyAgentComputer;
+  stack.api = await startTestApi({ store });
+  const key = await stack.api.key({ org: ORG });
+  await raiseWorkspaceLimit(stack.api);
+  return key;
+}
+
+/** Deleted workspaces stop counting at once, but leave room anyway for ones a failed run left behind. */
+async function raiseWorkspaceLimit(api: TestApi): Promise<void> {
+  // The operator writes the new organization's status meanwhile: read again on a conflict.
+  for (let attempt = 1; ; attempt++) {
+    const org = await api.store.get(OrganizationType, undefined, ORG);
+    if (org === undefined) throw new Error(`organization ${ORG} is missing`);
+    if (org.spec.limits.agentComputers >= AGENT_COMPUTER_LIMIT) break;
+    try {
+      await api.store.replace(OrganizationType, {
+        ...org,
+        spec: { ...org.spec, limits: { ...org.spec.limits, agentComputers: AGENT_COMPUTER_LIMIT } },
+      });
+      break;
+    } catch (err) {
+      if (!isStoreError(err, 'Conflict') || attempt >= 10) throw err;
+      await sleep(20);
+    }
+  }
+  await until(
+    'the API to see the raised agentComputers limit',
+    10_000,
+    () =>
+      Promise.resolve(
+        (api.readModel.organizations.get(undefined, ORG)?.spec.limits.agentComputers ?? 0) >=
+          AGENT_COMPUTER_LIMIT
+          ? true
+          : undefined,
+      ),
+    { signal: interruption.signal, pollMs: 20 },
+  );
+}
+
+/** Deletes every workspace and waits for the runners to go, then stops everything; never throws. */
+export async function stopStack(stack: Stack): Promise<void> {
+  const { api, operator, runtime } = stack;
+  if (api !== undefined && operator !== undefined) {
+    await cleanupStep('deleting the workspaces', async () => {
+      const { items } = await api.store.list(AgentComputerType);
+      await Promise.all(
+        items.map((ac) => api.store.delete(AgentComputerType, ac.metadata.namespace, ac.metadata.name)),
+      );
+      const deadline = Date.now() + 60_000;
+      while ((await api.store.list(AgentComputerType)).items.length > 0 && Date.now() < deadline)
+        await sleep(100);
+    });
+  }
+  if (operator !== undefined) await cleanupStep('operator.stop()', () => operator.stop());
+  if (runtime !== undefined) await cleanupStep('runtime.close()', () => runtime.close({ stopRunners: true }));
+  if (api !== undefined) await cleanupStep('api.stop()', () => api.stop());
+  await cleanupStep('removing the data directory', () => rm(stack.dir, { recursive: true, force: true }));
+}
