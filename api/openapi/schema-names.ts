@@ -31,6 +31,7 @@ import {
   TaskRecordSchema,
 } from '../task/present.js';
 import {
+  CreatedTaskSchema,
   PromptEventsSchema,
   TaskEventRecordSchema,
   TaskStreamDoneSchema,
@@ -51,6 +52,7 @@ export const responseNames = new SchemaNames()
   .name(ApiTaskRecordSchema, 'Task', 'A task with its prompts, as its owner reads it')
   .name(ApiTaskListItemSchema, 'TaskListItem', 'A task in a list (its prompts without their text)')
   .name(TaskPageSchema, 'TaskPage', 'A page of tasks')
+  .name(CreatedTaskSchema, 'CreatedTask', 'A task just created (its workspace may still be starting)')
   .name(TaskRecordSchema, 'SharedTask', 'A public task, as its share link shows it')
   .name(PromptRecordSchema, 'Prompt', 'One prompt of a task and how it went')
   .name(PromptListRecordSchema, 'PromptListItem', 'One prompt of a task in a list (without its text)')
