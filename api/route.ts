@@ -58,7 +58,7 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   body?: z.ZodType<B>;
   /**
    * A body the handler reads itself as a stream (multipart uploads): documented, never parsed here.
-   * `schema` describes its fields for the OpenAPI document.
+   * `schema` describes its fields for the OpenAPI document, as strictly as the handler reads them.
    */
   streamedBody?: { mediaType: string; schema: z.ZodType };
   /** Request headers the handler reads (Range, Last-Event-ID, …), for the document. */

@@ -68,12 +68,20 @@ export class Components {
 
   /**
    * The schema of a response (`output`) or a request (`input`). `nameIfAnonymous` names a request
-   * body that has no name of its own, so that clients get a type for it.
+   * body that has no name of its own, so that clients get a type for it. A request's unknown
+   * fields are accepted unless `strict` (a body the handler reads itself, refusing them).
    */
-  schemaOf(schema: z.ZodType, io: 'input' | 'output', nameIfAnonymous?: string): JsonSchema {
+  schemaOf(
+    schema: z.ZodType,
+    io: 'input' | 'output',
+    options: { nameIfAnonymous?: string; strict?: boolean } = {},
+  ): JsonSchema {
+    const { nameIfAnonymous, strict = false } = options;
     const registry = io === 'output' ? this.names.responses : this.names.requests;
     const converted = z.toJSONSchema(schema, { io, metadata: registry, unrepresentable: 'any' });
-    const mapped = pointingAtComponents(io === 'input' ? acceptingUnknownFields(converted) : converted);
+    const mapped = pointingAtComponents(
+      io === 'input' && !strict ? acceptingUnknownFields(converted) : converted,
+    );
     if (!isRecord(mapped)) throw new Error('OpenAPI: a converted schema is not an object');
     // The document's dialect is OpenAPI 3.1's, so no `$schema`; the definitions become components.
     const { $defs: defs, $schema: _dialect, ...root } = mapped;

@@ -116,12 +116,14 @@ function requestBody(components: Components, route: RouteDefinition): JsonSchema
     return {
       requestBody: {
         required: true,
-        content: { [mediaType]: { schema: components.schemaOf(schema, 'input') } },
+        content: { [mediaType]: { schema: components.schemaOf(schema, 'input', { strict: true }) } },
       },
     };
   }
   if (route.body === undefined) return {};
-  const schema = components.schemaOf(route.body, 'input', `${capitalized(route.operationId)}Request`);
+  const schema = components.schemaOf(route.body, 'input', {
+    nameIfAnonymous: `${capitalized(route.operationId)}Request`,
+  });
   // The server reads a missing body as `{}`: the body is required only where `{}` is refused.
   return {
     requestBody: { required: !route.body.safeParse({}).success, content: { 'application/json': { schema } } },

@@ -103,7 +103,7 @@ const DOWNLOAD_HEADERS = {
 };
 
 /** The multipart form of an upload, for the document: one or more file parts named `files` (their filenames are the artifact names). */
-const ArtifactUploadFormSchema = z.object({
+const ArtifactUploadFormSchema = z.strictObject({
   files: z.array(z.string().meta({ contentMediaType: 'application/octet-stream' })).min(1),
 });
 
