@@ -15,7 +15,7 @@ export class SchemaNames extends z.core.$ZodRegistry<z.core.JSONSchemaMeta> {
     return this.add(schema, { id, description });
   }
 
-  override get<S extends z.core.$ZodType>(schema: S): z.core.JSONSchemaMeta | undefined {
+  override get(schema: z.core.$ZodType): z.core.JSONSchemaMeta | undefined {
     const { id: _notOurs, ...global } = z.globalRegistry.get(schema) ?? {};
     const merged = { ...global, ...super.get(schema) };
     return Object.keys(merged).length > 0 ? merged : undefined;

@@ -68,7 +68,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-it('generates named types for the resources of the API', async () => {
+it('generates named types for the resources of the API', () => {
   const schema = ts.sys.readFile(join(dir, 'schema.ts')) ?? '';
   for (const name of ['Task', 'AgentComputer', 'Webhook', 'Artifact', 'TaskEvent', 'Error', 'LakeStatus'])
     expect(schema).toMatch(new RegExp(`export type ${name} = components\\['schemas'\\]\\['${name}'\\]`));

@@ -79,7 +79,7 @@ afterAll(async () => {
 });
 
 describe('the OpenAPI document', () => {
-  it('has a path for every route the app mounts, and no operation the app does not answer', async () => {
+  it('has a path for every route the app mounts, and no operation the app does not answer', () => {
     const { routes, middlewarePaths } = mounted(api.app.router);
     // The signed storage URLs are served by middleware mounted at their prefix (their body must reach it unread).
     const storage = documented(document.paths).filter((op) => op.includes(` ${STORAGE_PATH}`));
