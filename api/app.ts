@@ -17,7 +17,7 @@ import { httpMetrics } from './middleware/http-metrics.js';
 import { jsonBody } from './middleware/json-body.js';
 import { methodNotAllowed } from './middleware/method-not-allowed.js';
 import { requestLog } from './middleware/request-log.js';
-import { openApiDocument } from './openapi.js';
+import { openApiDocument } from './openapi/document.js';
 import type { ReadModel } from './read-model.js';
 import { mountRoutes } from './route.js';
 import type { RouteDefinition } from './route.js';
@@ -35,7 +35,7 @@ import type { ArtifactLimits } from './agent-computer/artifacts/routes.js';
 import { MAX_UPLOAD_BYTES, fileRoutes } from './task/file-routes.js';
 import { taskRoutes } from './task/routes.js';
 import { webhookRoutes } from './webhook/routes.js';
-import { shareLink, withShareLinkPath } from './task/share.js';
+import { shareLink } from './task/share.js';
 import { SigningKeysCache } from './webhook/signing-keys-cache.js';
 
 export interface ApiAppOptions {
@@ -164,9 +164,11 @@ export function createApiApp(options: ApiAppOptions): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   const routes = apiRoutes(options);
-  const openApi = withShareLinkPath(
-    openApiDocument(routes, { version: options.version, serverUrl: options.publicUrl }),
-  );
+  const openApi = openApiDocument(routes, {
+    version: options.version,
+    serverUrl: options.publicUrl,
+    servesSignedUrls: options.objectStore instanceof FilesystemObjectStore,
+  });
 
   app.use(requestLog({ logger: options.logger }));
   app.use(httpMetrics({ registry: options.metrics }));

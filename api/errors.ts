@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { withoutServerPaths } from './server-paths.js';
 
 /** Every error code the API answers with (docs/api.md#errors). A closed union. */
@@ -85,6 +85,20 @@ export class ApiError extends Error {
 
 /** The two error body shapes of docs/api.md#errors: the task API's and the context lake's. */
 export type ErrorShape = 'task' | 'lake';
+
+const ErrorDetailSchema = z.object({ path: z.string(), message: z.string() });
+
+/** docs/api.md#errors: the task API's error body (`details` on validation). For the document. */
+export const ErrorBodySchema = z.object({
+  error: z.object({ code: z.string(), message: z.string(), details: z.array(ErrorDetailSchema).optional() }),
+});
+
+/** docs/api.md#errors: the data-context API's error body (`errors` on validation). For the document. */
+export const LakeErrorBodySchema = z.object({
+  error: z.string(),
+  code: z.string(),
+  errors: z.array(ErrorDetailSchema).optional(),
+});
 
 /** The body of an error response; its texts never carry this server's paths (withoutServerPaths). */
 export function errorBody(error: ApiError, shape: ErrorShape): Record<string, unknown> {

@@ -4,8 +4,8 @@ import type { IndexedInformer } from './list-index.js';
 
 /** docs/api.md conventions: `limit` 1..100 (default 50) and `offset` ≥ 0 (default 0). */
 export const PaginationQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  limit: z.coerce.number().int().min(1).max(100).default(50).describe('The page size'),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0).describe('How many items to skip'),
 });
 export type PaginationQuery = z.infer<typeof PaginationQuerySchema>;
 

@@ -11,6 +11,19 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
+  /**
+   * The body's media type when it is not JSON: a stream the handler writes itself (server-sent
+   * events, with `schema` describing one frame) or bytes of any type (a wildcard range, no schema).
+   */
+  mediaType?: string;
+  /** Response headers worth a client's attention: name → what it carries. */
+  headers?: Record<string, string>;
+}
+
+/** A request header a handler reads itself (not validated here): documented in the OpenAPI document. */
+export interface HeaderSpec {
+  name: string;
+  description: string;
 }
 
 /** What a handler answers; a handler that streams writes to `res` itself and returns undefined. */
@@ -36,6 +49,8 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   path: string;
   operationId: string;
   summary: string;
+  /** What the summary leaves out, for the OpenAPI document; the required scope is added to it. */
+  description?: string;
   tag: string;
   scope: Scope;
   params?: z.ZodType<P>;
@@ -43,9 +58,11 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   body?: z.ZodType<B>;
   /**
    * A body the handler reads itself as a stream (multipart uploads): documented, never parsed here.
-   * `schema` describes its fields for the OpenAPI document.
+   * `schema` describes its fields for the OpenAPI document, as strictly as the handler reads them.
    */
   streamedBody?: { mediaType: string; schema: z.ZodType };
+  /** Request headers the handler reads (Range, Last-Event-ID, …), for the document. */
+  headers?: readonly HeaderSpec[];
   responses: Record<number, ResponseSpec>;
   handler: (input: RouteInput<P, Q, B>) => RouteResult | undefined | Promise<RouteResult | undefined>;
 }

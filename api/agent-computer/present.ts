@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentComputerConditions } from '../../crds/index.js';
 import type { AgentComputer, Condition } from '../../crds/index.js';
+import { listEnvelopeSchema } from '../pagination.js';
 
 export const AgentComputerStatusValueSchema = z.enum(['provisioning', 'ready', 'hibernated', 'error']);
 export type AgentComputerStatusValue = z.infer<typeof AgentComputerStatusValueSchema>;
@@ -28,6 +29,7 @@ export const AgentComputerRecordSchema = z.object({
   updatedAt: z.string(),
 });
 export type AgentComputerRecord = z.infer<typeof AgentComputerRecordSchema>;
+export const AgentComputerPageSchema = listEnvelopeSchema(AgentComputerRecordSchema);
 
 const conditionOf = (ac: AgentComputer, type: string): Condition | undefined =>
   ac.status?.conditions?.find((condition) => condition.type === type);

@@ -8,14 +8,14 @@ import { updateWithRetry } from '../optimistic-update.js';
 import { ApiError } from '../errors.js';
 import { findWorkspace } from './find-workspace.js';
 import { PatchAgentComputerBodySchema, configureAgentComputer } from './configure.js';
-import { PaginationQuerySchema, indexedPage, listEnvelopeSchema } from '../pagination.js';
+import { PaginationQuerySchema, indexedPage } from '../pagination.js';
 import { organizationBucket } from '../read-model.js';
-import { AgentComputerRecordSchema, presentAgentComputer } from './present.js';
+import { AgentComputerPageSchema, AgentComputerRecordSchema, presentAgentComputer } from './present.js';
 import type { ReadModel } from '../read-model.js';
 import { defineRoute } from '../route.js';
 import type { RouteDefinition } from '../route.js';
 
-const IdParamsSchema = z.object({ id: z.string() });
+const IdParamsSchema = z.object({ id: z.string().describe("The agent computer's id") });
 
 /** docs/api.md#agent-computers: POST /agent-computers `{ name?, icon? }`. */
 export const CreateAgentComputerBodySchema = z.strictObject({
@@ -114,7 +114,7 @@ export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinit
       responses: {
         200: {
           description: 'A page of agent computers',
-          schema: listEnvelopeSchema(AgentComputerRecordSchema),
+          schema: AgentComputerPageSchema,
         },
       },
       handler: ({ query, principal }) => {

@@ -58,7 +58,9 @@ export const PatchConfigBodySchema = z.strictObject({
 });
 export type PatchConfigBody = z.infer<typeof PatchConfigBodySchema>;
 
-export const NameParamsSchema = z.object({ name: z.string().max(253) });
+export const NameParamsSchema = z.object({
+  name: z.string().max(253).describe("The dataset's or view's name"),
+});
 
 export const SqlBodySchema = z.strictObject({ query: z.string().min(1).max(1_000_000) });
 
@@ -96,10 +98,3 @@ export const VmActionResponseSchema = z.object({
 });
 /** The lake server's result, as the API answers it (elapsedMs measured by the API, the wait included). */
 export const SqlResponseSchema = SqlResultSchema;
-
-/** docs/api.md#errors: the data-context API's error body (validation adds `errors`). */
-export const LakeErrorBodySchema = z.object({
-  error: z.string(),
-  code: z.string(),
-  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-});

@@ -23,7 +23,7 @@ import type { RouteDefinition } from '../route.js';
  * what `agentry orgs` does, over HTTP, so an embedded installation can host several organizations.
  */
 
-const OrganizationRecordSchema = z.object({
+export const OrganizationRecordSchema = z.object({
   name: z.string(),
   displayName: z.string(),
   plan: OrganizationPlanSchema,
@@ -41,7 +41,7 @@ const present = (org: Organization): z.infer<typeof OrganizationRecordSchema> =>
   createdAt: org.metadata.creationTimestamp ?? null,
 });
 
-const NameParamsSchema = z.object({ name: z.string() });
+const NameParamsSchema = z.object({ name: z.string().describe("The organization's name") });
 const PatchOrganizationBodySchema = z.object({
   plan: OrganizationPlanSchema.optional(),
   limits: OrganizationLimitsPatchSchema.optional(),

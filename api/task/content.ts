@@ -54,6 +54,7 @@ const ContentQuerySchema = z.strictObject({
     .string()
     .max(200)
     .optional()
+    .describe("`events` adds each prompt's execution events (comma-separated; others are ignored)")
     .transform((value) => (value ?? '').split(',').includes('events')),
 });
 

@@ -14,6 +14,7 @@ import {
   PromptIdParamsSchema,
   TaskEventsQuerySchema,
   TaskIdParamsSchema,
+  TaskStreamFrameSchema,
 } from './schemas.js';
 
 const TAG = 'Tasks';
@@ -53,7 +54,22 @@ export const taskEventsRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     scope: 'tasks:read',
     params: TaskIdParamsSchema,
     query: TaskEventsQuerySchema,
-    responses: { 200: { description: 'text/event-stream of `event` frames, then one `done`' } },
+    description:
+      'Server-sent events: each `event` frame carries one TaskEvent as `data` and its seq as `id`; the stream ends with one `done` frame once every prompt it follows has finished and its events were sent. `: keepalive` comments keep idle connections open. A reconnecting client sends Last-Event-ID and receives each event exactly once.',
+    headers: [
+      {
+        name: 'Last-Event-ID',
+        description: 'Resume after this seq, task-wide (what EventSource sends on reconnecting)',
+      },
+    ],
+    responses: {
+      200: {
+        description: 'A stream of `event` frames, then one `done` frame',
+        mediaType: 'text/event-stream',
+        schema: TaskStreamFrameSchema,
+        headers: { 'Cache-Control': '`no-cache`: a stream is never served from a cache' },
+      },
+    },
     handler: async ({ params, query, principal, req, res }) => {
       const task = await findTask(deps.readModel, principal, params.id);
       if (query.promptId !== undefined && !task.spec.prompts.some((prompt) => prompt.id === query.promptId))

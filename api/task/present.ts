@@ -7,6 +7,7 @@ import {
   presentTaskListItem,
 } from '../../platform/task-record.js';
 import type { TaskListItem, TaskPresentation, TaskRecord } from '../../platform/task-record.js';
+import { listEnvelopeSchema } from '../pagination.js';
 import type { ReadModel } from '../read-model.js';
 import { workspaceOf } from './access.js';
 import { AgentComputerStatusValueSchema, agentComputerStatus } from '../agent-computer/present.js';
@@ -23,6 +24,7 @@ const workspaceStatusField = { workspaceStatus: AgentComputerStatusValueSchema.n
 /** The task record as the API answers it: the shared record plus the workspace's status. */
 export const ApiTaskRecordSchema = TaskRecordSchema.extend(workspaceStatusField);
 export const ApiTaskListItemSchema = TaskListItemSchema.extend(workspaceStatusField);
+export const TaskPageSchema = listEnvelopeSchema(ApiTaskListItemSchema);
 
 type WorkspaceStatus = AgentComputerStatusValue | null;
 

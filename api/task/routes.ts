@@ -3,9 +3,9 @@ import { TaskType, clientTaskStatus } from '../../crds/index.js';
 import type { Task } from '../../crds/index.js';
 import type { Principal } from '../auth/principal.js';
 import { updateWithRetry } from '../optimistic-update.js';
-import { indexedPage, listEnvelopeSchema } from '../pagination.js';
+import { indexedPage } from '../pagination.js';
 import {
-  ApiTaskListItemSchema,
+  TaskPageSchema,
   ApiTaskRecordSchema,
   presentApiTask,
   presentApiTaskListItem,
@@ -98,7 +98,7 @@ const listTasksRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     tag: TAG,
     scope: 'tasks:read',
     query: ListTasksQuerySchema,
-    responses: { 200: { description: 'A page of tasks', schema: listEnvelopeSchema(ApiTaskListItemSchema) } },
+    responses: { 200: { description: 'A page of tasks', schema: TaskPageSchema } },
     handler: ({ query, principal }) => {
       const presentation = taskPresentation(deps);
       const buckets = taskListBuckets(principal, query);

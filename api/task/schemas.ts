@@ -14,8 +14,12 @@ import { PaginationQuerySchema } from '../pagination.js';
  * requests and generate the OpenAPI document.
  */
 
-export const TaskIdParamsSchema = z.object({ id: z.string() });
-export const PromptIdParamsSchema = z.object({ id: z.string(), promptId: z.string() });
+const taskId = z.string().describe("The task's id");
+export const TaskIdParamsSchema = z.object({ id: taskId });
+export const PromptIdParamsSchema = z.object({
+  id: taskId,
+  promptId: z.string().describe("The prompt's id"),
+});
 
 const promptText = z.string().min(1).max(MAX_PROMPT_LENGTH);
 
@@ -128,8 +132,8 @@ export const VisibilityBodySchema = z.strictObject({ visibility: VisibilitySchem
 
 /** GET /tasks: the list envelope's paging plus two filters. */
 export const ListTasksQuerySchema = PaginationQuerySchema.extend({
-  status: TaskStatusValueSchema.optional(),
-  workspaceId: ResourceIdSchema.optional(),
+  status: TaskStatusValueSchema.optional().describe('Only the tasks in this status'),
+  workspaceId: ResourceIdSchema.optional().describe('Only the tasks of this workspace'),
 });
 
 /**
@@ -138,11 +142,17 @@ export const ListTasksQuerySchema = PaginationQuerySchema.extend({
  * `all=true` (or `after=-1`) replays the whole task.
  */
 export const TaskEventsQuerySchema = z.strictObject({
-  after: z.coerce.number().int().min(-1).optional(),
-  promptId: z.uuid().optional(),
+  after: z.coerce
+    .number()
+    .int()
+    .min(-1)
+    .optional()
+    .describe('Send the events after this seq, task-wide (-1: from the start); as Last-Event-ID'),
+  promptId: z.uuid().optional().describe("Follow this prompt's events only"),
   all: z
     .enum(['true', 'false'])
     .optional()
+    .describe('true replays the whole task rather than the latest prompt')
     .transform((value) => value === 'true'),
 });
 
@@ -169,6 +179,24 @@ export const TaskEventRecordSchema = z.object({
   eventType: z.string(),
   payload: z.record(z.string(), z.unknown()),
 });
+
+/** The `data` of the stream's closing `done` frame (api/task/event-stream.ts). */
+export const TaskStreamDoneSchema = z.object({
+  status: TaskStatusValueSchema,
+  /** The highest seq the stream covers (-1: none). */
+  lastSeq: z.number().int(),
+  finalResult: z.string().nullable(),
+});
+
+/**
+ * One server-sent frame of GET /tasks/:id/events, by its fields: `event: event` with `id` (the
+ * seq, for Last-Event-ID) and a task event as `data`, or the closing `event: done`. The stream
+ * also carries `: keepalive` comments, which carry nothing.
+ */
+export const TaskStreamFrameSchema = z.discriminatedUnion('event', [
+  z.object({ event: z.literal('event'), id: z.string(), data: TaskEventRecordSchema }),
+  z.object({ event: z.literal('done'), data: TaskStreamDoneSchema }),
+]);
 
 export const PromptEventsSchema = z.object({
   events: z.array(TaskEventRecordSchema),

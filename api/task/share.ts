@@ -1,8 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { z } from 'zod';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import { ApiError } from '../errors.js';
-import { TaskRecordSchema, presentTask } from './present.js';
+import { presentTask } from './present.js';
 import type { ReadModel } from '../read-model.js';
 import { isDeleted, taskPresentation } from './access.js';
 
@@ -28,29 +27,4 @@ export function shareLink(options: ShareLinkOptions): RequestHandler {
     }
     res.json(presentTask(task, presentation));
   };
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/**
- * Adds the share link to the OpenAPI document: it is no defineRoute (those all need a key and a
- * scope), so the generator does not see it; it is documented with `security: []` instead.
- */
-export function withShareLinkPath(document: Record<string, unknown>): Record<string, unknown> {
-  const record = z.toJSONSchema(TaskRecordSchema, { io: 'output', unrepresentable: 'any' });
-  delete record.$schema; // the document's dialect is OpenAPI 3.1's
-  const operation = {
-    operationId: 'readSharedTask',
-    summary: 'Read a public task through its share link, without an API key',
-    tags: ['Tasks'],
-    security: [],
-    parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string' } }],
-    responses: {
-      200: { description: 'The task', content: { 'application/json': { schema: record } } },
-      404: { description: 'No such public task (a forged, revoked or deleted link)' },
-    },
-  };
-  const paths = isRecord(document.paths) ? document.paths : {};
-  return { ...document, paths: { ...paths, '/v1/share/{token}': { get: operation } } };
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { WebhookEventTypeSchema } from '../../crds/index.js';
 import type { Webhook } from '../../crds/index.js';
 import { isoMillis } from '../agent-computer/present.js';
+import { listEnvelopeSchema } from '../pagination.js';
 
 /** The webhook record of docs/api.md#webhooks. The secret itself is never part of it, only whether there is one. */
 export const WebhookRecordSchema = z.object({
@@ -17,6 +18,7 @@ export const WebhookRecordSchema = z.object({
   failureCount: z.number().int(),
 });
 export type WebhookRecord = z.infer<typeof WebhookRecordSchema>;
+export const WebhookPageSchema = listEnvelopeSchema(WebhookRecordSchema);
 
 const PublicKeyInfoSchema = z.object({
   keyId: z.string(),

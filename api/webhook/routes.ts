@@ -3,9 +3,14 @@ import { WebhookType } from '../../crds/index.js';
 import type { Webhook } from '../../crds/index.js';
 import { isStoreError } from '../../platform/store/types.js';
 import { ApiError } from '../errors.js';
-import { PaginationQuerySchema, indexedPage, listEnvelopeSchema } from '../pagination.js';
+import { PaginationQuerySchema, indexedPage } from '../pagination.js';
 import { organizationBucket } from '../read-model.js';
-import { PublicKeyDocumentSchema, WebhookRecordSchema, presentWebhook } from './present.js';
+import {
+  PublicKeyDocumentSchema,
+  WebhookPageSchema,
+  WebhookRecordSchema,
+  presentWebhook,
+} from './present.js';
 import type { ReadModel } from '../read-model.js';
 import { defineRoute } from '../route.js';
 import type { RouteDefinition } from '../route.js';
@@ -14,7 +19,7 @@ import type { WebhookRoutesDeps } from './create.js';
 import type { SigningKeysCache } from './signing-keys-cache.js';
 
 const TAG = 'Webhooks';
-const IdParamsSchema = z.object({ id: z.string() });
+const IdParamsSchema = z.object({ id: z.string().describe("The webhook's id") });
 
 export type { WebhookRoutesDeps } from './create.js';
 
@@ -61,7 +66,7 @@ const listWebhooksRoute = (deps: WebhookRoutesDeps): RouteDefinition =>
     scope: 'webhooks:read',
     query: PaginationQuerySchema,
     responses: {
-      200: { description: 'A page of webhooks', schema: listEnvelopeSchema(WebhookRecordSchema) },
+      200: { description: 'A page of webhooks', schema: WebhookPageSchema },
     },
     handler: ({ query, principal }) => ({
       status: 200,

@@ -1,5 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import type { Express } from 'express';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiApp } from '../../api/app.js';
@@ -30,6 +31,8 @@ export const CONTROL_NAMESPACE = 'agentry-system';
 
 export interface TestApi {
   url: string;
+  /** The Express application serving `url` (its mounted routes, for the OpenAPI document's test). */
+  app: Express;
   /** The temporary directory holding the store (unless one was given) and the object store's files. */
   dir: string;
   store: ResourceStore;
@@ -169,6 +172,7 @@ export async function startTestApi(
 
   return {
     url,
+    app,
     dir,
     store,
     readModel,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ObjectInfo } from '../../../platform/objectstore/types.js';
 import { checkArtifactName } from '../../../platform/objectstore/artifact-names.js';
+import { listEnvelopeSchema } from '../../pagination.js';
 
 /** The artifact record of docs/api.md#files-and-artifacts. */
 export const ArtifactRecordSchema = z.object({
@@ -12,6 +13,7 @@ export const ArtifactRecordSchema = z.object({
   updatedAt: z.string(),
 });
 export type ArtifactRecord = z.infer<typeof ArtifactRecordSchema>;
+export const ArtifactPageSchema = listEnvelopeSchema(ArtifactRecordSchema);
 
 /** An object under a workspace's artifact prefix, as clients see it: its name relative to the prefix. */
 export const presentArtifact = (prefix: string, info: ObjectInfo): ArtifactRecord => ({

@@ -8,6 +8,7 @@ import {
 } from '../../../platform/objectstore/types.js';
 import {
   ArtifactFilenameSchema,
+  ArtifactPageSchema,
   ArtifactRecordSchema,
   ContentTypeSchema,
   newestArtifactFirst,
@@ -18,7 +19,7 @@ import { receiveArtifacts } from './multipart-upload.js';
 import { storageUnavailable } from '../../storage-errors.js';
 import { ApiError } from '../../errors.js';
 import { findWorkspace } from '../find-workspace.js';
-import { PaginationQuerySchema, listEnvelopeSchema, paginate } from '../../pagination.js';
+import { PaginationQuerySchema, paginate } from '../../pagination.js';
 import type { ReadModel } from '../../read-model.js';
 import { defineRoute } from '../../route.js';
 import type { RouteDefinition } from '../../route.js';
@@ -48,8 +49,12 @@ export interface ArtifactRoutesDeps {
   limits?: Partial<ArtifactLimits>;
 }
 
-const WorkspaceParamsSchema = z.object({ id: z.string() });
-const ArtifactParamsSchema = z.object({ id: z.string(), filename: ArtifactFilenameSchema });
+const workspaceId = z.string().describe("The workspace's (agent computer's) id");
+const WorkspaceParamsSchema = z.object({ id: workspaceId });
+const ArtifactParamsSchema = z.object({
+  id: workspaceId,
+  filename: ArtifactFilenameSchema.describe("The artifact's name, URL-encoded (its slashes may stay plain)"),
+});
 
 export const UploadUrlBodySchema = z.strictObject({
   files: z
@@ -89,8 +94,16 @@ async function storage<T>(call: Promise<T>): Promise<T> {
   }
 }
 
+const ETAG = "The artifact's ETag (quoted)";
+/** What a download's headers tell a client besides the type. */
+const DOWNLOAD_HEADERS = {
+  ETag: ETAG,
+  'Content-Disposition': "attachment, with the artifact's name (never rendered inline)",
+  'Accept-Ranges': 'bytes',
+};
+
 /** The multipart form of an upload, for the document: one or more file parts named `files` (their filenames are the artifact names). */
-const ArtifactUploadFormSchema = z.object({
+const ArtifactUploadFormSchema = z.strictObject({
   files: z.array(z.string().meta({ contentMediaType: 'application/octet-stream' })).min(1),
 });
 
@@ -112,7 +125,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
       params: WorkspaceParamsSchema,
       query: PaginationQuerySchema,
       responses: {
-        200: { description: 'A page of artifacts', schema: listEnvelopeSchema(ArtifactRecordSchema) },
+        200: { description: 'A page of artifacts', schema: ArtifactPageSchema },
       },
       handler: async ({ params, query, principal }) => {
         const prefix = await prefixOf(principal.namespace, params.id);
@@ -130,11 +143,26 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
       tag: TAG,
       scope: 'artifacts:read',
       params: ArtifactParamsSchema,
+      headers: [
+        { name: 'Range', description: 'One byte range (`bytes=a-b`, `a-` or `-n`): answered 206' },
+        { name: 'If-None-Match', description: 'ETags the client holds: 304 when one is current' },
+      ],
       responses: {
-        200: { description: 'The bytes' },
-        206: { description: 'The requested byte range' },
-        304: { description: 'Not modified (If-None-Match named the current ETag)' },
-        416: { description: 'The range lies outside the artifact' },
+        200: {
+          description: 'The bytes, in the type they were stored with (application/octet-stream when unknown)',
+          mediaType: '*/*',
+          headers: DOWNLOAD_HEADERS,
+        },
+        206: {
+          description: 'The requested byte range',
+          mediaType: '*/*',
+          headers: { ...DOWNLOAD_HEADERS, 'Content-Range': 'Which bytes of the whole: `bytes a-b/size`' },
+        },
+        304: { description: 'Not modified (If-None-Match named the current ETag)', headers: { ETag: ETAG } },
+        416: {
+          description: 'The range lies outside the artifact',
+          headers: { 'Content-Range': 'The whole size: `bytes */size`' },
+        },
       },
       handler: async ({ params, principal, req, res }) => {
         const prefix = await prefixOf(principal.namespace, params.id);

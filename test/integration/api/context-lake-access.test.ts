@@ -103,6 +103,7 @@ describe('OpenAPI', () => {
         string,
         Record<string, { 'x-required-scope': string; responses: Record<string, unknown> }>
       >;
+      components: { schemas: Record<string, unknown> };
     };
     const lakePaths = Object.entries(doc.paths).filter(([path]) => path.startsWith('/v1/context-lake/'));
     const operations = lakePaths.flatMap(([path, methods]) =>
@@ -128,7 +129,10 @@ describe('OpenAPI', () => {
       ].sort(),
     );
     expect(doc.paths['/v1/context-lake/sql']?.post?.['x-required-scope']).toBe('context-lake:sql');
-    const errorSchema = JSON.stringify(doc.paths['/v1/context-lake/config']?.get?.responses.default);
+    expect(doc.paths['/v1/context-lake/config']?.get?.responses.default).toMatchObject({
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/LakeError' } } },
+    });
+    const errorSchema = JSON.stringify(doc.components.schemas.LakeError);
     expect(errorSchema).toContain('"errors"');
     expect(errorSchema).not.toContain('"details"');
   });

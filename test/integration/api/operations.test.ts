@@ -50,8 +50,12 @@ describe('operational endpoints', () => {
         string,
         Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>
       >;
+      components: { schemas: Record<string, unknown> };
     };
-    const schema = doc.paths['/v1/agent-computers']?.post?.requestBody?.content['application/json']?.schema;
+    expect(doc.paths['/v1/agent-computers']?.post?.requestBody?.content['application/json']?.schema).toEqual({
+      $ref: '#/components/schemas/CreateAgentComputerRequest',
+    });
+    const schema = doc.components.schemas.CreateAgentComputerRequest;
     expect(schema).toMatchObject({
       type: 'object',
       properties: { name: { type: 'string' } },

@@ -567,6 +567,7 @@ describe('OpenAPI', () => {
   it('documents the task routes from their schemas, unknown body fields accepted', async () => {
     const doc = (await (await call(api, '/v1/openapi.json')).json()) as {
       paths: Record<string, Record<string, { operationId: string; requestBody?: unknown }>>;
+      components: { schemas: Record<string, unknown> };
     };
     const operations = [
       ['/v1/tasks', 'post', 'createTask'],
@@ -588,11 +589,10 @@ describe('OpenAPI', () => {
       security: [],
     });
     expect(doc.paths['/v1/tasks']?.post?.requestBody).toMatchObject({
-      content: {
-        'application/json': { schema: { type: 'object', required: ['prompt'] } },
-      },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateTaskRequest' } } },
     });
-    expect(JSON.stringify(doc.paths['/v1/tasks']?.post?.requestBody)).not.toContain(
+    expect(doc.components.schemas.CreateTaskRequest).toMatchObject({ type: 'object', required: ['prompt'] });
+    expect(JSON.stringify(doc.components.schemas.CreateTaskRequest)).not.toContain(
       '"additionalProperties":false',
     );
   });
