@@ -1,5 +1,17 @@
-import { AgentComputerType, HIBERNATED_BY_ANNOTATION, SecretType, TaskType } from '../../crds/index.js';
-import type { AgentComputer, AgentComputerStatus, Runtime } from '../../crds/index.js';
+import {
+  AgentComputerConditions,
+  AgentComputerType,
+  HIBERNATED_BY_ANNOTATION,
+  SecretType,
+  TaskType,
+} from '../../crds/index.js';
+import { isTrue } from '../../crds/conditions.js';
+import type {
+  AgentComputer,
+  AgentComputerConditionType,
+  AgentComputerStatus,
+  Runtime,
+} from '../../crds/index.js';
 import { parseDuration } from '../../platform/duration.js';
 import type { EventRecorder } from '../../platform/events.js';
 import { artifactPrefix } from '../../platform/objectstore/keys.js';
@@ -155,7 +167,7 @@ export class AgentComputerReconciler implements Reconciler {
   private idleDeadline(ac: AgentComputer, activity: WorkspaceActivity): number | undefined {
     const idleMs = parseDuration(ac.spec.idleTimeout);
     // Only a running, ready workspace idles: one still booting has not been usable yet.
-    const ready = ac.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+    const ready = isTrue(ac, AgentComputerConditions.Ready);
     if (idleMs === 0 || ac.spec.operatingMode !== 'Running' || !ready || activity.busy) return undefined;
     const times = [ac.status?.lastActivityAt ?? ac.metadata.creationTimestamp, activity.lastAt]
       .filter((time) => time !== undefined)
@@ -192,9 +204,8 @@ export class AgentComputerReconciler implements Reconciler {
    * the workspace can be used, not while it boots.
    */
   private withActivity(ac: AgentComputer, status: AgentComputerStatus): AgentComputerStatus {
-    const ready = (conditions: AgentComputerStatus['conditions']) =>
-      conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
-    const becameReady = ready(status.conditions) && !ready(ac.status?.conditions);
+    const { Ready } = AgentComputerConditions;
+    const becameReady = isTrue({ ...ac, status }, Ready) && !isTrue(ac, Ready);
     return becameReady ? { ...status, lastActivityAt: isoMillis(this.now()) } : status;
   }
 
@@ -207,12 +218,13 @@ export class AgentComputerReconciler implements Reconciler {
   private async recordTransitions(ac: AgentComputer, next: AgentComputerStatus): Promise<void> {
     const events = this.options.events;
     if (events === undefined) return;
-    const was = (type: string) => ac.status?.conditions?.find((c) => c.type === type)?.status;
-    const is = (type: string) => next.conditions?.find((c) => c.type === type)?.status;
+    const { Ready, Hibernated } = AgentComputerConditions;
+    const became = (type: AgentComputerConditionType) =>
+      isTrue({ ...ac, status: next }, type) && !isTrue(ac, type);
     if (next.provisionError !== undefined && next.provisionError !== ac.status?.provisionError) {
       await events.record(ac, 'Warning', 'ProvisionFailed', next.provisionError);
     }
-    if (is('Ready') === 'True' && was('Ready') !== 'True') {
+    if (became(Ready)) {
       await events.record(
         ac,
         'Normal',
@@ -220,7 +232,7 @@ export class AgentComputerReconciler implements Reconciler {
         `the runner in ${next.sandboxId ?? 'the workload'} is ready`,
       );
     }
-    if (is('Hibernated') === 'True' && was('Hibernated') !== 'True') {
+    if (became(Hibernated)) {
       await events.record(ac, 'Normal', 'Hibernated', 'the workload is stopped; its disk is kept');
     }
   }

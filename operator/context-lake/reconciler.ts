@@ -1,11 +1,13 @@
 import {
   CONTEXT_LAKE_SECRET_NAME,
   ContextLakeConditions,
+  ContextLakeReasons,
   ContextLakeType,
   HIBERNATED_BY_ANNOTATION,
   SecretType,
 } from '../../crds/index.js';
 import type { ContextLake, Runtime } from '../../crds/index.js';
+import { findCondition, isTrue } from '../../crds/conditions.js';
 import { parseDuration } from '../../platform/duration.js';
 import type { EventRecorder } from '../../platform/events.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
@@ -197,10 +199,8 @@ export class ContextLakeReconciler implements Reconciler {
   /** When the lake counts as idle: idleTimeout after its last query (or becoming ready). */
   private idleDeadline(lake: ContextLake): number | undefined {
     const idleMs = parseDuration(lake.spec.idleTimeout);
-    const ready = lake.status?.conditions?.some(
-      (c) => c.type === ContextLakeConditions.Ready && c.status === 'True',
-    );
-    if (idleMs === 0 || lake.spec.operatingMode !== 'Running' || ready !== true) return undefined;
+    const ready = isTrue(lake, ContextLakeConditions.Ready);
+    if (idleMs === 0 || lake.spec.operatingMode !== 'Running' || !ready) return undefined;
     const since = lake.status?.lastActivityAt ?? lake.metadata.creationTimestamp;
     return since === undefined ? undefined : Date.parse(since) + idleMs;
   }
@@ -244,7 +244,8 @@ export class ContextLakeReconciler implements Reconciler {
 
 /** Ready, or stuck on something only a change of the spec, the Secret or the cluster fixes. */
 function settled(lake: ContextLake): boolean {
-  const ready = lake.status?.conditions?.find((c) => c.type === ContextLakeConditions.Ready);
+  const ready = findCondition(lake.status?.conditions, ContextLakeConditions.Ready);
   if (ready === undefined) return false;
-  return ready.status === 'True' || ready.reason === 'ConfigInvalid' || ready.reason === 'Failed';
+  const { ConfigInvalid, Failed } = ContextLakeReasons;
+  return ready.status === 'True' || ready.reason === ConfigInvalid || ready.reason === Failed;
 }

@@ -1,6 +1,7 @@
 import {
   NamespaceType,
   OrganizationConditions,
+  OrganizationReasons,
   OrganizationType,
   apiVersionOf,
   organizationNamespace,
@@ -120,7 +121,8 @@ export class OrganizationReconciler implements Reconciler {
         {
           type: OrganizationConditions.Ready,
           status: failure === undefined ? 'True' : 'False',
-          reason: failure === undefined ? 'NamespaceReady' : 'NamespaceFailed',
+          reason:
+            failure === undefined ? OrganizationReasons.NamespaceReady : OrganizationReasons.NamespaceFailed,
           message:
             failure ??
             `resources live in namespace ${organizationNamespace(org)}, closed to other namespaces`,

@@ -1,4 +1,11 @@
-import type { KubeObject, OperatingMode, Runtime, WorkloadResources } from '../../crds/index.js';
+import { AgentComputerReasons } from '../../crds/index.js';
+import type {
+  ContextLakeReasons,
+  KubeObject,
+  OperatingMode,
+  Runtime,
+  WorkloadResources,
+} from '../../crds/index.js';
 import { LAKE_PORT } from '../../platform/lake-protocol.js';
 
 /** What a runtime saw of a workload after converging it; conditions are computed from this. */
@@ -22,11 +29,14 @@ export interface WorkloadObservation {
   message: string;
 }
 
-/** Reasons of the Provisioned condition that say more than `ProvisionFailed`. */
+/**
+ * Reasons of the Provisioned condition (of an AgentComputer and a ContextLake alike) that say more
+ * than `ProvisionFailed`; documented in crds/<kind>/conditions.ts.
+ */
 export const ProvisionFailureReasons = {
   /** The process runtime confines workloads with bubblewrap, which cannot run here; the message says what to install. */
-  IsolationUnavailable: 'IsolationUnavailable',
-} as const;
+  IsolationUnavailable: AgentComputerReasons.IsolationUnavailable,
+} as const satisfies Record<string, keyof typeof ContextLakeReasons>;
 export type ProvisionFailureReason = (typeof ProvisionFailureReasons)[keyof typeof ProvisionFailureReasons];
 
 /** What the reconciler hands a runtime besides the resource. */

@@ -2,6 +2,7 @@ import {
   AgentComputerConditions,
   AgentComputerType,
   HIBERNATED_BY_ANNOTATION,
+  TaskReasons,
   TaskType,
   WebhookType,
   isTerminal,
@@ -19,7 +20,7 @@ import { deepEqual } from '../../platform/store/merge.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
-import { findCondition } from '../../crds/conditions.js';
+import { isTrueForGeneration } from '../../crds/conditions.js';
 import {
   TIME_LIMIT_GRACE_MS,
   UndispatchableError,
@@ -201,9 +202,7 @@ export class TaskReconciler implements Reconciler {
     if (workspace?.status?.endpoint === undefined || workspace.spec.operatingMode !== 'Running')
       return undefined;
     if (workspace.metadata.deletionTimestamp !== undefined) return undefined;
-    const ready = findCondition(workspace.status.conditions, AgentComputerConditions.Ready);
-    if (ready?.status !== 'True' || ready.observedGeneration !== workspace.metadata.generation)
-      return undefined;
+    if (!isTrueForGeneration(workspace, AgentComputerConditions.Ready)) return undefined;
     return new RunnerClient({
       endpoint: workspace.status.endpoint,
       token: this.options.installationKey.runnerToken(workspace),
@@ -367,9 +366,10 @@ export class TaskReconciler implements Reconciler {
   private workspaceView(pass: Pass): WorkspaceView {
     const name = pass.task.spec.workspace;
     if (pass.workspace === undefined)
-      return { reason: 'WorkspaceMissing', message: `workspace ${name} does not exist` };
-    if (pass.runner !== undefined) return { reason: 'WorkspaceReady', message: `workspace ${name} is ready` };
-    return { reason: 'WorkspaceStarting', message: `waiting for workspace ${name} to be ready` };
+      return { reason: TaskReasons.WorkspaceMissing, message: `workspace ${name} does not exist` };
+    if (pass.runner !== undefined)
+      return { reason: TaskReasons.WorkspaceReady, message: `workspace ${name} is ready` };
+    return { reason: TaskReasons.WorkspaceStarting, message: `waiting for workspace ${name} to be ready` };
   }
 
   /**

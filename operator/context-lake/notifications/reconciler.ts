@@ -1,8 +1,5 @@
-import {
-  CONTEXT_LAKE_NAME,
-  ContextLakeConditions,
-  ContextLakeType,
-} from '../../../crds/context-lake/types.js';
+import { CONTEXT_LAKE_NAME, ContextLakeType } from '../../../crds/context-lake/types.js';
+import { ContextLakeConditions } from '../../../crds/context-lake/conditions.js';
 import type { ContextLake } from '../../../crds/context-lake/types.js';
 import type { SqsNotificationQueues } from '../../../platform/lake-notifications/queues.js';
 import { NotificationsUnavailableError } from '../../../platform/lake-notifications/types.js';
