@@ -18,8 +18,8 @@ import { artifactPrefix } from '../../platform/objectstore/keys.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
-import { deepEqual } from '../../platform/store/merge.js';
 import type { ResourceStore } from '../../platform/store/types.js';
+import { writeStatus } from '../controller/status-writer.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import { deleteControlled } from '../runtimes/ensure-object.js';
 import type { WorkloadObservation, WorkloadRuntime } from '../runtimes/types.js';
@@ -94,7 +94,7 @@ export class AgentComputerReconciler implements Reconciler {
       current,
       computeAgentComputerStatus(current, observation, failure, this.now()),
     );
-    await this.writeStatus(current, status);
+    await writeStatus(store, AgentComputerType, current, status);
     await this.recordTransitions(current, status);
     if (failure !== undefined)
       throw new Error(`converging ${request.namespace ?? ''}/${request.name}: ${failure}`);
@@ -120,7 +120,7 @@ export class AgentComputerReconciler implements Reconciler {
       return;
     }
     const status = runtimeNotEnabledStatus(ac, name, [...this.options.runtimes.keys()], this.now());
-    await this.writeStatus(ac, status);
+    await writeStatus(this.options.store, AgentComputerType, ac, status);
     await this.recordTransitions(ac, status);
   }
 
@@ -207,11 +207,6 @@ export class AgentComputerReconciler implements Reconciler {
     const { Ready } = AgentComputerConditions;
     const becameReady = isTrue({ ...ac, status }, Ready) && !isTrue(ac, Ready);
     return becameReady ? { ...status, lastActivityAt: isoMillis(this.now()) } : status;
-  }
-
-  private async writeStatus(ac: AgentComputer, status: AgentComputerStatus): Promise<void> {
-    if (deepEqual(JSON.parse(JSON.stringify(ac.status ?? {})), JSON.parse(JSON.stringify(status)))) return;
-    await this.options.store.replaceStatus(AgentComputerType, { ...ac, status });
   }
 
   /** Kubernetes Events for the transitions a person watching `kubectl describe` cares about. */

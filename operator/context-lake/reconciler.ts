@@ -16,7 +16,7 @@ import type { ResourceStore } from '../../platform/store/types.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import { LakeConfigSync } from './config-sync.js';
 import { recordLakeTransitions } from './lake-events.js';
-import { updateLakeStatus } from './status-writer.js';
+import { updateStatus } from '../controller/status-writer.js';
 import { ensureWorkloadToken } from '../runtimes/workload-token.js';
 import { deleteControlled } from '../runtimes/ensure-object.js';
 import { describeError } from '../runtimes/process/errors.js';
@@ -72,8 +72,9 @@ export class ContextLakeReconciler implements Reconciler {
     const pass = await this.converge(current, runtime, signal);
     const owned = computeLakeStatus(current, pass, this.now());
     // Merged onto the stored status, re-read on a conflict: the S3 counters the notification consumer writes survive.
-    const written = await updateLakeStatus(
+    const written = await updateStatus(
       store,
+      ContextLakeType,
       { namespace: current.metadata.namespace ?? '', name: current.metadata.name },
       (base) => mergeLakeStatus(base.status, owned, this.now()),
       { read: current },

@@ -15,6 +15,7 @@ import type { Logger } from '../../platform/log.js';
 import { deepEqual } from '../../platform/store/merge.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
+import { writeStatus } from '../controller/status-writer.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import { setCondition } from '../../crds/conditions.js';
 
@@ -131,9 +132,7 @@ export class OrganizationReconciler implements Reconciler {
         this.now(),
       ),
     };
-    if (!deepEqual(JSON.parse(JSON.stringify(org.status ?? {})), JSON.parse(JSON.stringify(status)))) {
-      await this.options.store.replaceStatus(OrganizationType, { ...org, status });
-    }
+    await writeStatus(this.options.store, OrganizationType, org, status);
     if (failure !== undefined) throw new Error(`organization ${org.metadata.name}: ${failure}`);
     return undefined;
   }

@@ -16,9 +16,9 @@ import type { Logger } from '../../platform/log.js';
 import { taskEventsPrefix } from '../../platform/objectstore/keys.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import { RunnerClient, RunnerRequestError } from '../../platform/runner-client.js';
-import { deepEqual } from '../../platform/store/merge.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
+import { writeStatus } from '../controller/status-writer.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import { isTrueForGeneration } from '../../crds/conditions.js';
 import {
@@ -384,7 +384,7 @@ export class TaskReconciler implements Reconciler {
       pass.archive,
       pass.now,
     );
-    if (deepEqual(JSON.parse(JSON.stringify(task.status ?? {})), JSON.parse(JSON.stringify(next)))) return;
+    // Every transition changes the status, so a pass with events always writes.
     const events = transitionEvents(task, pass.entries, next.status ?? 'running');
     if (events.length > 0) {
       const webhooks = await this.options.store.list(WebhookType, {
@@ -393,13 +393,8 @@ export class TaskReconciler implements Reconciler {
       const owed = outboxEntriesFor(webhooks.items, events, pass.now);
       if (owed.length > 0) next.outbox = [...(task.status?.outbox ?? []), ...owed];
     }
-    await this.options.store.replaceStatus(
-      TaskType,
-      { ...task, status: next },
-      {
-        resourceVersion: task.metadata.resourceVersion,
-      },
-    );
+    const written = await writeStatus(this.options.store, TaskType, task, next, { precondition: true });
+    if (written === undefined) return;
     await recordPromptTransitions(
       { events: this.options.events, metrics: this.options.metrics, logger: this.options.logger },
       task,
