@@ -6,6 +6,7 @@ import type {
   AgentComputerStatus,
   Runtime,
 } from '../../crds/index.js';
+import { ObservationReasons } from '../runtimes/types.js';
 import type { WorkloadObservation } from '../runtimes/types.js';
 import { setConditions } from '../../crds/conditions.js';
 import type { ConditionInput } from '../../crds/conditions.js';
@@ -17,7 +18,7 @@ const UNOBSERVED: WorkloadObservation = {
   provisioned: false,
   running: false,
   ready: false,
-  reason: 'NotObserved',
+  reason: ObservationReasons.NotObserved,
   message: 'the workload has not been observed yet',
 };
 
