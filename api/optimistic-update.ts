@@ -1,8 +1,7 @@
 import type { KubeObject, ResourceType } from '../crds/index.js';
+import { retryOnConflict } from '../platform/store/retry-on-conflict.js';
 import { isStoreError } from '../platform/store/types.js';
 import type { ResourceStore } from '../platform/store/types.js';
-
-const ATTEMPTS = 5;
 
 /**
  * Read-modify-write with optimistic concurrency: reads the latest object, applies `mutate`, and
@@ -17,17 +16,12 @@ export async function updateWithRetry<T extends KubeObject>(
   name: string,
   mutate: (current: T) => T | undefined,
 ): Promise<T | undefined> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async () => {
     const current = await store.get(type, namespace, name);
     if (current === undefined) return undefined;
     const next = mutate(current);
-    if (next === undefined) return current;
-    try {
-      return await store.replace(type, next);
-    } catch (err) {
-      if (!isStoreError(err, 'Conflict') || attempt >= ATTEMPTS) throw err;
-    }
-  }
+    return next === undefined ? current : store.replace(type, next);
+  });
 }
 
 /** Creates that lost a race are retried this often (an object deleted and created over and over). */

@@ -1,7 +1,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { AGENTRY_RESOURCE_TYPES } from '../crds/index.js';
+import { AGENTRY_CONDITION_CATALOGS, AGENTRY_RESOURCE_TYPES } from '../crds/index.js';
+import { conditionsMarkdown } from '../crds/condition-catalog.js';
 import { crdFileName, customResourceDefinitionYaml } from '../crds/generate.js';
 import type { CliCommand } from './command.js';
 
@@ -16,6 +17,14 @@ export interface GeneratedFile {
   content: string;
 }
 
+/** The page listing every kind's conditions and reasons, generated from the same catalogs as the CRDs. */
+export const CONDITIONS_DOC = join('docs', 'conditions.md');
+
+export const generateConditionsDoc = (): GeneratedFile => ({
+  path: CONDITIONS_DOC,
+  content: conditionsMarkdown(AGENTRY_CONDITION_CATALOGS),
+});
+
 export function generateCrdFiles(dir = GENERATED_CRD_DIR): GeneratedFile[] {
   return AGENTRY_RESOURCE_TYPES.map((type) => ({
     path: join(dir, crdFileName(type)),
@@ -23,13 +32,19 @@ export function generateCrdFiles(dir = GENERATED_CRD_DIR): GeneratedFile[] {
   }));
 }
 
-/** `agentry crds`: print all CRDs; `--write` refreshes crds/generated and the chart's copies; `--check` fails on drift. */
+/**
+ * `agentry crds`: print all CRDs; `--write` refreshes crds/generated, the chart's copies and
+ * docs/conditions.md; `--check` fails on drift.
+ */
 export async function runCrdsCommand(options: { write: boolean; check: boolean }): Promise<number> {
-  const files = CRD_DIRS.flatMap((dir) => generateCrdFiles(dir));
+  const crds = CRD_DIRS.flatMap((dir) => generateCrdFiles(dir));
+  const files = [...crds, generateConditionsDoc()];
   if (options.write) {
     for (const dir of CRD_DIRS) await mkdir(dir, { recursive: true });
     for (const file of files) await writeFile(file.path, file.content);
-    console.error(`wrote ${files.length / CRD_DIRS.length} CRDs to ${CRD_DIRS.join(' and ')}`);
+    console.error(
+      `wrote ${crds.length / CRD_DIRS.length} CRDs to ${CRD_DIRS.join(' and ')}, and ${CONDITIONS_DOC}`,
+    );
     return 0;
   }
   if (options.check) {
@@ -41,7 +56,7 @@ export async function runCrdsCommand(options: { write: boolean; check: boolean }
     if (stale.length > 0) console.error(`out of date (run npm run crds): ${stale.join(', ')}`);
     return stale.length === 0 ? 0 : 1;
   }
-  process.stdout.write(files.map((file) => file.content).join('---\n'));
+  process.stdout.write(crds.map((file) => file.content).join('---\n'));
   return 0;
 }
 
@@ -50,7 +65,8 @@ const USAGE = `usage: agentry crds [--write | --check]
 Prints the CustomResourceDefinitions of Agentry's kinds, generated from their schemas, as YAML.
 
 options:
-  --write   write them to crds/generated/ and charts/agentry/crds/ (run in the repository root)
+  --write   write them to crds/generated/ and charts/agentry/crds/, and docs/conditions.md
+            (run in the repository root)
   --check   exit 1 when the committed files differ from the schemas
 
 examples:

@@ -1,9 +1,10 @@
-import type { Condition } from './index.js';
+import type { Condition, ObjectMeta } from './meta.js';
 
-export interface ConditionInput {
-  type: string;
+/** One condition as a reconciler computes it; `setCondition` stamps time and generation. */
+export interface ConditionInput<Type extends string = string, Reason extends string = string> {
+  type: Type;
   status: Condition['status'];
-  reason: string;
+  reason: Reason;
   message: string;
 }
 
@@ -32,10 +33,44 @@ export function setCondition(
   );
 }
 
+/** `setCondition` for each input in turn, all observed for the same generation. */
+export const setConditions = (
+  conditions: readonly Condition[] | undefined,
+  inputs: readonly ConditionInput[],
+  observedGeneration: number | undefined,
+  now: Date,
+): Condition[] =>
+  inputs.reduce(
+    (list: Condition[], input) => setCondition(list, input, observedGeneration, now),
+    conditions === undefined ? [] : [...conditions],
+  );
+
 export const findCondition = (
   conditions: readonly Condition[] | undefined,
   type: string,
 ): Condition | undefined => conditions?.find((condition) => condition.type === type);
+
+/** A resource that carries conditions in its status. */
+export interface WithConditions {
+  metadata: Pick<ObjectMeta, 'generation'>;
+  status?: { conditions?: readonly Condition[] | undefined } | undefined;
+}
+
+/**
+ * The one rule of "true for this generation": a condition speaks for the current spec only when
+ * it was observed for it (its observedGeneration equals metadata.generation). A condition without
+ * observedGeneration, or from an older generation, says nothing about the spec the user last wrote
+ * (a workspace Ready before a restart was asked for is not ready for it). The operator and the API
+ * both decide readiness with it.
+ */
+export function isTrueForGeneration(object: WithConditions, type: string): boolean {
+  const condition = findCondition(object.status?.conditions, type);
+  return condition?.status === 'True' && condition.observedGeneration === object.metadata.generation;
+}
+
+/** Whether a condition is True, whatever generation it was observed for (a transition, the last known state). */
+export const isTrue = (object: WithConditions, type: string): boolean =>
+  findCondition(object.status?.conditions, type)?.status === 'True';
 
 /** Kubernetes writes times with second precision. */
 export const isoSeconds = (date: Date): string => `${date.toISOString().slice(0, 19)}Z`;

@@ -6,12 +6,20 @@ export * from './agent-computer/types.js';
 export * from './task/types.js';
 export * from './webhook/types.js';
 export * from './context-lake/types.js';
+export * from './organization/conditions.js';
+export * from './agent-computer/conditions.js';
+export * from './task/conditions.js';
+export * from './context-lake/conditions.js';
 
 import { AgentComputerType } from './agent-computer/types.js';
 import { ContextLakeType } from './context-lake/types.js';
 import { OrganizationType } from './organization/types.js';
 import { TaskType } from './task/types.js';
 import { WebhookType } from './webhook/types.js';
+import { AgentComputerConditionCatalog } from './agent-computer/conditions.js';
+import { ContextLakeConditionCatalog } from './context-lake/conditions.js';
+import { OrganizationConditionCatalog } from './organization/conditions.js';
+import { TaskConditionCatalog } from './task/conditions.js';
 
 /** Every Agentry custom resource kind, in the order the CRD files are written. */
 export const AGENTRY_RESOURCE_TYPES = [
@@ -22,3 +30,11 @@ export const AGENTRY_RESOURCE_TYPES = [
   WebhookType,
 ] as const;
 export * from './task/status.js';
+
+/** The conditions of every kind that has any (a Webhook has none), in the order docs/conditions.md lists them. */
+export const AGENTRY_CONDITION_CATALOGS = [
+  OrganizationConditionCatalog,
+  AgentComputerConditionCatalog,
+  TaskConditionCatalog,
+  ContextLakeConditionCatalog,
+] as const;

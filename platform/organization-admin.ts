@@ -7,6 +7,7 @@ import {
   dnsLabel,
 } from '../crds/index.js';
 import type { Organization } from '../crds/index.js';
+import { retryOnConflict } from './store/retry-on-conflict.js';
 import { isStoreError } from './store/types.js';
 import type { ResourceStore } from './store/types.js';
 
@@ -78,22 +79,12 @@ export async function getOrganization(store: ResourceStore, name: string): Promi
   return org;
 }
 
-const ATTEMPTS = 5;
-
-async function changeOrganization(
+const changeOrganization = (
   store: ResourceStore,
   name: string,
   change: (org: Organization) => Organization,
-): Promise<Organization> {
-  for (let attempt = 1; ; attempt++) {
-    const current = await getOrganization(store, name);
-    try {
-      return await store.replace(OrganizationType, change(current));
-    } catch (err) {
-      if (!isStoreError(err, 'Conflict') || attempt >= ATTEMPTS) throw err;
-    }
-  }
-}
+): Promise<Organization> =>
+  retryOnConflict(async () => store.replace(OrganizationType, change(await getOrganization(store, name))));
 
 export const setOrganizationLimits = (
   store: ResourceStore,

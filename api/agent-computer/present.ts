@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentComputerConditions } from '../../crds/index.js';
-import type { AgentComputer, Condition } from '../../crds/index.js';
+import type { AgentComputer } from '../../crds/index.js';
+import { isTrue, isTrueForGeneration } from '../../crds/conditions.js';
 import { listEnvelopeSchema } from '../pagination.js';
 
 export const AgentComputerStatusValueSchema = z.enum(['provisioning', 'ready', 'hibernated', 'error']);
@@ -31,9 +32,6 @@ export const AgentComputerRecordSchema = z.object({
 export type AgentComputerRecord = z.infer<typeof AgentComputerRecordSchema>;
 export const AgentComputerPageSchema = listEnvelopeSchema(AgentComputerRecordSchema);
 
-const conditionOf = (ac: AgentComputer, type: string): Condition | undefined =>
-  ac.status?.conditions?.find((condition) => condition.type === type);
-
 /**
  * The REST status, derived from intent and conditions (never stored): an error wins, then a
  * hibernation that took effect, then readiness for the current generation. A workspace asked to
@@ -41,17 +39,14 @@ const conditionOf = (ac: AgentComputer, type: string): Condition | undefined =>
  */
 export function agentComputerStatus(ac: AgentComputer): AgentComputerStatusValue {
   if (ac.status?.provisionError !== undefined) return 'error';
-  const ready = conditionOf(ac, AgentComputerConditions.Ready);
-  if (ac.spec.operatingMode === 'Hibernated') return stoppingStatus(ac, ready);
-  const current =
-    ready?.observedGeneration === undefined || ready.observedGeneration === ac.metadata.generation;
-  return ready?.status === 'True' && current ? 'ready' : 'provisioning';
+  if (ac.spec.operatingMode === 'Hibernated') return stoppingStatus(ac);
+  return isTrueForGeneration(ac, AgentComputerConditions.Ready) ? 'ready' : 'provisioning';
 }
 
 /** Asked to hibernate: hibernated once it took effect; until then what it was (a stop is no boot). */
-function stoppingStatus(ac: AgentComputer, ready: Condition | undefined): AgentComputerStatusValue {
-  if (conditionOf(ac, AgentComputerConditions.Hibernated)?.status === 'True') return 'hibernated';
-  return ready?.status === 'True' ? 'ready' : 'provisioning';
+function stoppingStatus(ac: AgentComputer): AgentComputerStatusValue {
+  if (isTrue(ac, AgentComputerConditions.Hibernated)) return 'hibernated';
+  return isTrue(ac, AgentComputerConditions.Ready) ? 'ready' : 'provisioning';
 }
 
 /** The newest time anything about the object was observed to change. */

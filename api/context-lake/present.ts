@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
-import { ContextLakeConditions } from '../../crds/context-lake/types.js';
+import { ContextLakeConditions, ContextLakeReasons } from '../../crds/context-lake/conditions.js';
+import { findCondition, isTrueForGeneration } from '../../crds/conditions.js';
 import type {
   ContextLake,
   Dataset,
@@ -36,6 +37,12 @@ export function vmStatusOf(lake: ContextLake | undefined): VmStatus {
   return observed ?? 'not_provisioned';
 }
 
+/** Provisioned reasons whose message the operator wrote for users (what to change or install). */
+const USER_FACING_FAILURES: ReadonlySet<string> = new Set([
+  ContextLakeReasons.ProvisionFailed,
+  ContextLakeReasons.IsolationUnavailable,
+]);
+
 /**
  * Why a lake asked to run cannot, as the operator observed it for the current generation (an older
  * error may be cured by the change since); undefined while it may still come up. The message is the
@@ -44,10 +51,10 @@ export function vmStatusOf(lake: ContextLake | undefined): VmStatus {
 export function lakeFailure(lake: ContextLake | undefined): string | undefined {
   if (lake?.spec.operatingMode !== 'Running' || lake.status?.vmStatus !== 'error') return undefined;
   if (lake.status.observedGeneration !== lake.metadata.generation) return undefined;
-  const provisioned = lake.status.conditions?.find(
-    (condition) => condition.type === ContextLakeConditions.Provisioned,
-  );
-  return provisioned?.reason === 'ProvisionFailed' && provisioned.message !== ''
+  const provisioned = findCondition(lake.status.conditions, ContextLakeConditions.Provisioned);
+  return provisioned !== undefined &&
+    USER_FACING_FAILURES.has(provisioned.reason) &&
+    provisioned.message !== ''
     ? provisioned.message
     : 'the lake server failed to start';
 }
@@ -61,12 +68,7 @@ export type ReadyLake = ContextLake & { status: { endpoint: string } };
 
 export function lakeIsReady(lake: ContextLake | undefined): lake is ReadyLake {
   if (lake === undefined || lake.spec.operatingMode !== 'Running') return false;
-  const ready = lake.status?.conditions?.find((condition) => condition.type === ContextLakeConditions.Ready);
-  return (
-    ready?.status === 'True' &&
-    ready.observedGeneration === lake.metadata.generation &&
-    lake.status?.endpoint !== undefined
-  );
+  return isTrueForGeneration(lake, ContextLakeConditions.Ready) && lake.status?.endpoint !== undefined;
 }
 
 function datasetStatus(

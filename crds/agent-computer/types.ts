@@ -10,8 +10,10 @@ import {
   WorkloadResourcesSchema,
   isoTimestamp,
 } from '../meta.js';
+import { conditionsDescription } from '../condition-catalog.js';
 import { defineCustomResource } from '../resource.js';
 import type { CustomResource } from '../resource.js';
+import { AgentComputerConditionCatalog } from './conditions.js';
 
 /** Agent instructions are a document, not a prompt; the same bound as a prompt. */
 export const MAX_AGENT_INSTRUCTIONS_LENGTH = 100_000;
@@ -77,36 +79,10 @@ export const AgentComputerSpecSchema = z
   .describe('Desired state of the agent computer: what to run, where, and when to hibernate.');
 export type AgentComputerSpec = z.infer<typeof AgentComputerSpecSchema>;
 
-/**
- * Condition types of an AgentComputer, each stamped with observedGeneration.
- * - Provisioned: the VM, pod or process exists. Reasons: Provisioning, Provisioned, ProvisionFailed,
- *   IsolationUnavailable (process runtime: bubblewrap cannot run; the message says what to install),
- *   RuntimeNotEnabled (spec.runtime is not one this operator runs; the message says what to enable).
- * - Ready: the runner answers its health check. Reasons: Starting, RunnerReady, Hibernated, Failed.
- * - Hibernated: stopped on purpose, disk kept. Reasons: Running, IdleTimeout, Requested.
- */
-export const AgentComputerConditions = {
-  Provisioned: 'Provisioned',
-  Ready: 'Ready',
-  Hibernated: 'Hibernated',
-} as const;
-
-/** Condition reasons other components act on. */
-export const AgentComputerReasons = {
-  /**
-   * Provisioned=False (and Ready=False): `spec.runtime` names a runtime this operator does not run
-   * (AGENTRY_RUNTIMES); `provisionError` names it and what to enable, so the REST status is `error`
-   * instead of `provisioning` for ever. Cleared once the spec names a runtime that runs.
-   */
-  RuntimeNotEnabled: 'RuntimeNotEnabled',
-} as const;
-
 export const AgentComputerStatusSchema = z
   .object({
     observedGeneration: ObservedGenerationSchema.optional(),
-    conditions: ConditionsSchema.optional().describe(
-      'Latest observations of the agent computer (Provisioned, Ready, Hibernated); types and reasons in docs/conditions.md.',
-    ),
+    conditions: ConditionsSchema.optional().describe(conditionsDescription(AgentComputerConditionCatalog)),
     sandboxId: z
       .string()
       .max(253)

@@ -10,8 +10,10 @@ import {
   WorkloadResourcesSchema,
   isoTimestamp,
 } from '../meta.js';
+import { conditionsDescription } from '../condition-catalog.js';
 import { defineCustomResource } from '../resource.js';
 import type { CustomResource } from '../resource.js';
+import { ContextLakeConditionCatalog } from './conditions.js';
 
 /** An organization's one ContextLake, in its namespace, has this name. */
 export const CONTEXT_LAKE_NAME = 'context-lake';
@@ -135,19 +137,6 @@ export const DatasetStatusSchema = z.object({
 });
 export type DatasetStatus = z.infer<typeof DatasetStatusSchema>;
 
-/**
- * Condition types of a ContextLake.
- * - Provisioned: the lake server's VM, pod or process exists. Reasons: Provisioning, Provisioned, ProvisionFailed,
- *   IsolationUnavailable (process runtime: bubblewrap cannot run; the message says what to install).
- * - Ready: the lake server answers and has loaded its config. Reasons: Starting, Loaded, Paused, Failed.
- * - NotificationsReady: the organization's SQS queue exists. Reasons: QueueReady, QueueFailed.
- */
-export const ContextLakeConditions = {
-  Provisioned: 'Provisioned',
-  Ready: 'Ready',
-  NotificationsReady: 'NotificationsReady',
-} as const;
-
 export const ContextLakeStatusSchema = z
   .object({
     observedGeneration: ObservedGenerationSchema.optional(),
@@ -175,9 +164,7 @@ export const ContextLakeStatusSchema = z
       .describe(
         "The organization's SQS queue that receives S3 event notifications, once a dataset asks for notifications.",
       ),
-    conditions: ConditionsSchema.optional().describe(
-      'Latest observations of the lake (Provisioned, Ready, NotificationsReady); types and reasons in docs/conditions.md.',
-    ),
+    conditions: ConditionsSchema.optional().describe(conditionsDescription(ContextLakeConditionCatalog)),
   })
   .describe('Observed state of the context lake, written by the operator.');
 export type ContextLakeStatus = z.infer<typeof ContextLakeStatusSchema>;

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ConditionsSchema, GROUP, ObservedGenerationSchema, VERSION, dnsLabel } from '../meta.js';
+import { conditionsDescription } from '../condition-catalog.js';
 import { defineCustomResource } from '../resource.js';
 import type { CustomResource } from '../resource.js';
+import { OrganizationConditionCatalog } from './conditions.js';
 
 /** Executors every Agentry install knows; operators may configure more (docs/api.md#tasks). */
 export const BUILTIN_EXECUTORS = ['claude', 'gemini', 'codex', 'opencode', 'shell'] as const;
@@ -65,12 +67,6 @@ export const OrganizationSpecSchema = z
   .describe('Desired state of the organization: its plan, limits, namespace and executor policy.');
 export type OrganizationSpec = z.infer<typeof OrganizationSpecSchema>;
 
-/** Condition types of an Organization. */
-export const OrganizationConditions = {
-  /** True once the namespace and default policies exist. Reasons: NamespaceReady, NamespaceFailed. */
-  Ready: 'Ready',
-} as const;
-
 export const OrganizationStatusSchema = z
   .object({
     namespace: z
@@ -78,9 +74,7 @@ export const OrganizationStatusSchema = z
       .optional()
       .describe("The namespace the operator made for the organization's resources."),
     observedGeneration: ObservedGenerationSchema.optional(),
-    conditions: ConditionsSchema.optional().describe(
-      'Latest observations of the organization (Ready); types and reasons in docs/conditions.md.',
-    ),
+    conditions: ConditionsSchema.optional().describe(conditionsDescription(OrganizationConditionCatalog)),
   })
   .describe('Observed state of the organization, written by the operator.');
 export type OrganizationStatus = z.infer<typeof OrganizationStatusSchema>;

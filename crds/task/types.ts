@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { ConditionsSchema, GROUP, ObservedGenerationSchema, VERSION, isoTimestamp } from '../meta.js';
 import { executorName } from '../organization/types.js';
+import { conditionsDescription } from '../condition-catalog.js';
 import { defineCustomResource } from '../resource.js';
 import type { CustomResource } from '../resource.js';
+import { TaskConditionCatalog } from './conditions.js';
 
 /** docs/api.md#limits: one prompt is at most 100,000 characters. */
 export const MAX_PROMPT_LENGTH = 100_000;
@@ -192,21 +194,6 @@ export const OutboxEntrySchema = z.object({
 });
 export type OutboxEntry = z.infer<typeof OutboxEntrySchema>;
 
-/**
- * Condition types of a Task.
- * - WorkspaceReady: the AgentComputer is Ready. Reasons: WorkspaceReady, WorkspaceStarting, WorkspaceMissing.
- * - Dispatched: the newest prompt reached the runner. Reasons: Dispatched, Waiting, DispatchFailed.
- * - Archived: every finished prompt's events and the artifacts it left are in object storage.
- *   True (Archived), or False while that is owed (ArchivePending: waiting for the workspace;
- *   ArchiveFailed: the last try failed, retried with back-off). Absent when the installation has no
- *   object storage. While False, the workspace is not idle (it must not hibernate with it owed).
- */
-export const TaskConditions = {
-  WorkspaceReady: 'WorkspaceReady',
-  Dispatched: 'Dispatched',
-  Archived: 'Archived',
-} as const;
-
 export const TaskStatusSchema = z
   .object({
     observedGeneration: ObservedGenerationSchema.optional(),
@@ -228,9 +215,7 @@ export const TaskStatusSchema = z
       .max(500)
       .optional()
       .describe('Webhook deliveries owed for this task, removed once delivered (or given up).'),
-    conditions: ConditionsSchema.optional().describe(
-      'Latest observations of the task (WorkspaceReady, Dispatched, Archived); types and reasons in docs/conditions.md.',
-    ),
+    conditions: ConditionsSchema.optional().describe(conditionsDescription(TaskConditionCatalog)),
   })
   .describe('Observed state of the task, written by the operator.');
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;

@@ -1,13 +1,25 @@
-import { AgentComputerType, HIBERNATED_BY_ANNOTATION, SecretType, TaskType } from '../../crds/index.js';
-import type { AgentComputer, AgentComputerStatus, Runtime } from '../../crds/index.js';
+import {
+  AgentComputerConditions,
+  AgentComputerType,
+  HIBERNATED_BY_ANNOTATION,
+  SecretType,
+  TaskType,
+} from '../../crds/index.js';
+import { isTrue } from '../../crds/conditions.js';
+import type {
+  AgentComputer,
+  AgentComputerConditionType,
+  AgentComputerStatus,
+  Runtime,
+} from '../../crds/index.js';
 import { parseDuration } from '../../platform/duration.js';
 import type { EventRecorder } from '../../platform/events.js';
 import { artifactPrefix } from '../../platform/objectstore/keys.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
-import { deepEqual } from '../../platform/store/merge.js';
 import type { ResourceStore } from '../../platform/store/types.js';
+import { writeStatus } from '../controller/status-writer.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import { deleteControlled } from '../runtimes/ensure-object.js';
 import type { WorkloadObservation, WorkloadRuntime } from '../runtimes/types.js';
@@ -82,7 +94,7 @@ export class AgentComputerReconciler implements Reconciler {
       current,
       computeAgentComputerStatus(current, observation, failure, this.now()),
     );
-    await this.writeStatus(current, status);
+    await writeStatus(store, AgentComputerType, current, status);
     await this.recordTransitions(current, status);
     if (failure !== undefined)
       throw new Error(`converging ${request.namespace ?? ''}/${request.name}: ${failure}`);
@@ -108,7 +120,7 @@ export class AgentComputerReconciler implements Reconciler {
       return;
     }
     const status = runtimeNotEnabledStatus(ac, name, [...this.options.runtimes.keys()], this.now());
-    await this.writeStatus(ac, status);
+    await writeStatus(this.options.store, AgentComputerType, ac, status);
     await this.recordTransitions(ac, status);
   }
 
@@ -155,7 +167,7 @@ export class AgentComputerReconciler implements Reconciler {
   private idleDeadline(ac: AgentComputer, activity: WorkspaceActivity): number | undefined {
     const idleMs = parseDuration(ac.spec.idleTimeout);
     // Only a running, ready workspace idles: one still booting has not been usable yet.
-    const ready = ac.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+    const ready = isTrue(ac, AgentComputerConditions.Ready);
     if (idleMs === 0 || ac.spec.operatingMode !== 'Running' || !ready || activity.busy) return undefined;
     const times = [ac.status?.lastActivityAt ?? ac.metadata.creationTimestamp, activity.lastAt]
       .filter((time) => time !== undefined)
@@ -192,27 +204,22 @@ export class AgentComputerReconciler implements Reconciler {
    * the workspace can be used, not while it boots.
    */
   private withActivity(ac: AgentComputer, status: AgentComputerStatus): AgentComputerStatus {
-    const ready = (conditions: AgentComputerStatus['conditions']) =>
-      conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
-    const becameReady = ready(status.conditions) && !ready(ac.status?.conditions);
+    const { Ready } = AgentComputerConditions;
+    const becameReady = isTrue({ ...ac, status }, Ready) && !isTrue(ac, Ready);
     return becameReady ? { ...status, lastActivityAt: isoMillis(this.now()) } : status;
-  }
-
-  private async writeStatus(ac: AgentComputer, status: AgentComputerStatus): Promise<void> {
-    if (deepEqual(JSON.parse(JSON.stringify(ac.status ?? {})), JSON.parse(JSON.stringify(status)))) return;
-    await this.options.store.replaceStatus(AgentComputerType, { ...ac, status });
   }
 
   /** Kubernetes Events for the transitions a person watching `kubectl describe` cares about. */
   private async recordTransitions(ac: AgentComputer, next: AgentComputerStatus): Promise<void> {
     const events = this.options.events;
     if (events === undefined) return;
-    const was = (type: string) => ac.status?.conditions?.find((c) => c.type === type)?.status;
-    const is = (type: string) => next.conditions?.find((c) => c.type === type)?.status;
+    const { Ready, Hibernated } = AgentComputerConditions;
+    const became = (type: AgentComputerConditionType) =>
+      isTrue({ ...ac, status: next }, type) && !isTrue(ac, type);
     if (next.provisionError !== undefined && next.provisionError !== ac.status?.provisionError) {
       await events.record(ac, 'Warning', 'ProvisionFailed', next.provisionError);
     }
-    if (is('Ready') === 'True' && was('Ready') !== 'True') {
+    if (became(Ready)) {
       await events.record(
         ac,
         'Normal',
@@ -220,7 +227,7 @@ export class AgentComputerReconciler implements Reconciler {
         `the runner in ${next.sandboxId ?? 'the workload'} is ready`,
       );
     }
-    if (is('Hibernated') === 'True' && was('Hibernated') !== 'True') {
+    if (became(Hibernated)) {
       await events.record(ac, 'Normal', 'Hibernated', 'the workload is stopped; its disk is kept');
     }
   }

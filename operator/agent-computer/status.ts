@@ -1,35 +1,40 @@
 import { AgentComputerConditions, AgentComputerReasons, HIBERNATED_BY_ANNOTATION } from '../../crds/index.js';
-import type { AgentComputer, AgentComputerStatus, Condition, Runtime } from '../../crds/index.js';
+import type {
+  AgentComputer,
+  AgentComputerConditionType,
+  AgentComputerReason,
+  AgentComputerStatus,
+  Runtime,
+} from '../../crds/index.js';
+import { ObservationReasons } from '../runtimes/types.js';
 import type { WorkloadObservation } from '../runtimes/types.js';
-import { setCondition } from '../../crds/conditions.js';
+import { setConditions } from '../../crds/conditions.js';
 import type { ConditionInput } from '../../crds/conditions.js';
 
-/**
- * The status an AgentComputer should have, computed without I/O from what the runtime observed
- * (agent-sandbox's computeReadyCondition habit). `failure` is an error that kept the runtime from
- * observing at all.
- */
+type AgentComputerCondition = ConditionInput<AgentComputerConditionType, AgentComputerReason>;
+
+/** Before the runtime reported anything: nothing exists yet, as far as the operator knows. */
 const UNOBSERVED: WorkloadObservation = {
   provisioned: false,
   running: false,
   ready: false,
-  reason: 'NotObserved',
+  reason: ObservationReasons.NotObserved,
   message: 'the workload has not been observed yet',
 };
 
-function provisionedCondition(obs: WorkloadObservation): ConditionInput {
+function provisionedCondition(obs: WorkloadObservation): AgentComputerCondition {
   if (obs.provisionError !== undefined) {
     return {
       type: AgentComputerConditions.Provisioned,
       status: 'False',
-      reason: obs.provisionErrorReason ?? 'ProvisionFailed',
+      reason: obs.provisionErrorReason ?? AgentComputerReasons.ProvisionFailed,
       message: obs.provisionError,
     };
   }
   return {
     type: AgentComputerConditions.Provisioned,
     status: obs.provisioned ? 'True' : 'False',
-    reason: obs.provisioned ? 'Provisioned' : 'Provisioning',
+    reason: obs.provisioned ? AgentComputerReasons.Provisioned : AgentComputerReasons.Provisioning,
     message: obs.message,
   };
 }
@@ -38,7 +43,7 @@ function readyCondition(
   hibernating: boolean,
   obs: WorkloadObservation,
   failure: string | undefined,
-): ConditionInput {
+): AgentComputerCondition {
   return {
     type: AgentComputerConditions.Ready,
     status: !hibernating && obs.ready ? 'True' : 'False',
@@ -47,13 +52,13 @@ function readyCondition(
   };
 }
 
-function hibernatedCondition(ac: AgentComputer, obs: WorkloadObservation): ConditionInput {
+function hibernatedCondition(ac: AgentComputer, obs: WorkloadObservation): AgentComputerCondition {
   const hibernating = ac.spec.operatingMode === 'Hibernated';
   if (!hibernating)
     return {
       type: AgentComputerConditions.Hibernated,
       status: 'False',
-      reason: 'Running',
+      reason: AgentComputerReasons.Running,
       message: 'not hibernated',
     };
   return {
@@ -82,10 +87,7 @@ export function computeAgentComputerStatus(
     readyCondition(ac.spec.operatingMode === 'Hibernated', obs, failure),
     hibernatedCondition(ac, obs),
   ];
-  const conditions = inputs.reduce(
-    (list: Condition[] | undefined, input) => setCondition(list, input, generation, now),
-    ac.status?.conditions,
-  );
+  const conditions = setConditions(ac.status?.conditions, inputs, generation, now);
   return {
     ...ac.status,
     observedGeneration: generation,
@@ -96,14 +98,20 @@ export function computeAgentComputerStatus(
   };
 }
 
-function readyReason(hibernating: boolean, obs: WorkloadObservation, failure: string | undefined): string {
-  if (failure !== undefined || obs.provisionError !== undefined) return 'Failed';
-  if (hibernating) return 'Hibernated';
-  return obs.ready ? 'RunnerReady' : 'Starting';
+function readyReason(
+  hibernating: boolean,
+  obs: WorkloadObservation,
+  failure: string | undefined,
+): AgentComputerReason {
+  if (failure !== undefined || obs.provisionError !== undefined) return AgentComputerReasons.Failed;
+  if (hibernating) return AgentComputerReasons.Hibernated;
+  return obs.ready ? AgentComputerReasons.RunnerReady : AgentComputerReasons.Starting;
 }
 
-const hibernationReason = (ac: AgentComputer): string =>
-  ac.metadata.annotations?.[HIBERNATED_BY_ANNOTATION] === 'idle-timeout' ? 'IdleTimeout' : 'Requested';
+const hibernationReason = (ac: AgentComputer): AgentComputerReason =>
+  ac.metadata.annotations?.[HIBERNATED_BY_ANNOTATION] === 'idle-timeout'
+    ? AgentComputerReasons.IdleTimeout
+    : AgentComputerReasons.Requested;
 
 /** What an operator that does not run `runtime` tells the user: which runtime, and what to do. */
 export const runtimeNotEnabledMessage = (runtime: Runtime, enabled: readonly Runtime[]): string =>
@@ -122,13 +130,10 @@ export function runtimeNotEnabledStatus(
 ): AgentComputerStatus {
   const message = runtimeNotEnabledMessage(runtime, enabled);
   const reason = AgentComputerReasons.RuntimeNotEnabled;
-  const inputs: ConditionInput[] = [
+  const inputs: AgentComputerCondition[] = [
     { type: AgentComputerConditions.Provisioned, status: 'False', reason, message },
     { type: AgentComputerConditions.Ready, status: 'False', reason, message },
   ];
-  const conditions = inputs.reduce(
-    (list: Condition[] | undefined, input) => setCondition(list, input, ac.metadata.generation, now),
-    ac.status?.conditions,
-  );
+  const conditions = setConditions(ac.status?.conditions, inputs, ac.metadata.generation, now);
   return { ...ac.status, observedGeneration: ac.metadata.generation, conditions, provisionError: message };
 }

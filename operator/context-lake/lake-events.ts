@@ -1,4 +1,4 @@
-import { ContextLakeConditions, HIBERNATED_BY_ANNOTATION } from '../../crds/index.js';
+import { ContextLakeConditions, ContextLakeReasons, HIBERNATED_BY_ANNOTATION } from '../../crds/index.js';
 import type { ContextLake, ContextLakeStatus, VmStatus } from '../../crds/index.js';
 import type { EventKind, EventRecorder } from '../../platform/events.js';
 import type { LakePass } from './status.js';
@@ -48,7 +48,8 @@ function readyTransition(before: ContextLake, after: ContextLake): LakeEvent | u
   const newGeneration = was?.status !== 'True' || was.observedGeneration !== is.observedGeneration;
   if (is.status === 'True' && newGeneration)
     return { type: 'Normal', reason: 'ConfigApplied', message: is.message };
-  if (is.reason === 'ConfigInvalid' && was?.reason !== 'ConfigInvalid')
+  const { ConfigInvalid } = ContextLakeReasons;
+  if (is.reason === ConfigInvalid && was?.reason !== ConfigInvalid)
     return { type: 'Warning', reason: 'ConfigInvalid', message: is.message };
   return undefined;
 }

@@ -1,11 +1,13 @@
 import {
   CONTEXT_LAKE_SECRET_NAME,
   ContextLakeConditions,
+  ContextLakeReasons,
   ContextLakeType,
   HIBERNATED_BY_ANNOTATION,
   SecretType,
 } from '../../crds/index.js';
 import type { ContextLake, Runtime } from '../../crds/index.js';
+import { findCondition, isTrue } from '../../crds/conditions.js';
 import { parseDuration } from '../../platform/duration.js';
 import type { EventRecorder } from '../../platform/events.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
@@ -14,7 +16,7 @@ import type { ResourceStore } from '../../platform/store/types.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import { LakeConfigSync } from './config-sync.js';
 import { recordLakeTransitions } from './lake-events.js';
-import { updateLakeStatus } from './status-writer.js';
+import { updateStatus } from '../controller/status-writer.js';
 import { ensureWorkloadToken } from '../runtimes/workload-token.js';
 import { deleteControlled } from '../runtimes/ensure-object.js';
 import { describeError } from '../runtimes/process/errors.js';
@@ -70,8 +72,9 @@ export class ContextLakeReconciler implements Reconciler {
     const pass = await this.converge(current, runtime, signal);
     const owned = computeLakeStatus(current, pass, this.now());
     // Merged onto the stored status, re-read on a conflict: the S3 counters the notification consumer writes survive.
-    const written = await updateLakeStatus(
+    const written = await updateStatus(
       store,
+      ContextLakeType,
       { namespace: current.metadata.namespace ?? '', name: current.metadata.name },
       (base) => mergeLakeStatus(base.status, owned, this.now()),
       { read: current },
@@ -197,10 +200,8 @@ export class ContextLakeReconciler implements Reconciler {
   /** When the lake counts as idle: idleTimeout after its last query (or becoming ready). */
   private idleDeadline(lake: ContextLake): number | undefined {
     const idleMs = parseDuration(lake.spec.idleTimeout);
-    const ready = lake.status?.conditions?.some(
-      (c) => c.type === ContextLakeConditions.Ready && c.status === 'True',
-    );
-    if (idleMs === 0 || lake.spec.operatingMode !== 'Running' || ready !== true) return undefined;
+    const ready = isTrue(lake, ContextLakeConditions.Ready);
+    if (idleMs === 0 || lake.spec.operatingMode !== 'Running' || !ready) return undefined;
     const since = lake.status?.lastActivityAt ?? lake.metadata.creationTimestamp;
     return since === undefined ? undefined : Date.parse(since) + idleMs;
   }
@@ -244,7 +245,8 @@ export class ContextLakeReconciler implements Reconciler {
 
 /** Ready, or stuck on something only a change of the spec, the Secret or the cluster fixes. */
 function settled(lake: ContextLake): boolean {
-  const ready = lake.status?.conditions?.find((c) => c.type === ContextLakeConditions.Ready);
+  const ready = findCondition(lake.status?.conditions, ContextLakeConditions.Ready);
   if (ready === undefined) return false;
-  return ready.status === 'True' || ready.reason === 'ConfigInvalid' || ready.reason === 'Failed';
+  const { ConfigInvalid, Failed } = ContextLakeReasons;
+  return ready.status === 'True' || ready.reason === ConfigInvalid || ready.reason === Failed;
 }

@@ -1,7 +1,8 @@
-import { ContextLakeConditions } from '../../crds/index.js';
+import { ContextLakeConditions, ContextLakeReasons } from '../../crds/index.js';
 import type {
-  Condition,
   ContextLake,
+  ContextLakeConditionType,
+  ContextLakeReason,
   ContextLakeStatus,
   Dataset,
   DatasetStatus,
@@ -11,8 +12,10 @@ import { connectorOf } from '../../platform/lake-config/dataset-source.js';
 import type { LakeDatasetState, LakeStatus } from '../../platform/lake-protocol.js';
 import { redactSecrets } from './resolve-config.js';
 import type { WorkloadObservation } from '../runtimes/types.js';
-import { setCondition } from '../../crds/conditions.js';
+import { isTrue, setConditions } from '../../crds/conditions.js';
 import type { ConditionInput } from '../../crds/conditions.js';
+
+type LakeCondition = ConditionInput<ContextLakeConditionType, ContextLakeReason>;
 
 /**
  * What one reconcile pass found out about a ContextLake, as input to the pure status functions
@@ -42,7 +45,7 @@ export interface OwnedLakeStatus {
   endpoint: string | undefined;
   lastActivityAt: string | undefined;
   datasets: Record<string, Pick<DatasetStatus, 'ok' | 'status' | 'connectorId' | 'notifications' | 'error'>>;
-  conditions: ConditionInput[];
+  conditions: LakeCondition[];
 }
 
 /**
@@ -90,24 +93,34 @@ function datasetEntry(
   return { ...base, ok, status: 'error', error };
 }
 
-function provisionedCondition(pass: LakePass): ConditionInput {
+function provisionedCondition(pass: LakePass): LakeCondition {
   const type = ContextLakeConditions.Provisioned;
   if (pass.notProvisioned)
-    return { type, status: 'False', reason: 'NotProvisioned', message: 'the lake has never been started' };
+    return {
+      type,
+      status: 'False',
+      reason: ContextLakeReasons.NotProvisioned,
+      message: 'the lake has never been started',
+    };
   const obs = pass.workload;
   if (obs?.provisionError !== undefined)
     return {
       type,
       status: 'False',
-      reason: obs.provisionErrorReason ?? 'ProvisionFailed',
+      reason: obs.provisionErrorReason ?? ContextLakeReasons.ProvisionFailed,
       message: obs.provisionError,
     };
   if (obs === undefined)
-    return { type, status: 'False', reason: 'Provisioning', message: pass.failure ?? 'not observed yet' };
+    return {
+      type,
+      status: 'False',
+      reason: ContextLakeReasons.Provisioning,
+      message: pass.failure ?? 'not observed yet',
+    };
   return {
     type,
     status: obs.provisioned ? 'True' : 'False',
-    reason: obs.provisioned ? 'Provisioned' : 'Provisioning',
+    reason: obs.provisioned ? ContextLakeReasons.Provisioned : ContextLakeReasons.Provisioning,
     message: obs.message,
   };
 }
@@ -128,18 +141,22 @@ function loadedMessage(lake: ContextLake, status: LakeStatus): string {
  * past its first load, possibly failed: failures show per dataset). While a new generation loads
  * it is False (reason Loading) although the old data is still served.
  */
-function notServing(vmStatus: VmStatus, pass: LakePass): [reason: string, message: string] | undefined {
-  if (vmStatus === 'not_provisioned') return ['Paused', 'the lake has never been started'];
-  if (vmStatus === 'paused') return ['Paused', 'the lake is paused; a query or POST /start resumes it'];
+function notServing(
+  vmStatus: VmStatus,
+  pass: LakePass,
+): [reason: ContextLakeReason, message: string] | undefined {
+  const { Paused, Failed, ConfigInvalid } = ContextLakeReasons;
+  if (vmStatus === 'not_provisioned') return [Paused, 'the lake has never been started'];
+  if (vmStatus === 'paused') return [Paused, 'the lake is paused; a query or POST /start resumes it'];
   if (vmStatus === 'error')
-    return ['Failed', pass.failure ?? pass.workload?.provisionError ?? 'the workload failed'];
-  if (pass.configProblem !== undefined) return ['ConfigInvalid', pass.configProblem];
+    return [Failed, pass.failure ?? pass.workload?.provisionError ?? 'the workload failed'];
+  if (pass.configProblem !== undefined) return [ConfigInvalid, pass.configProblem];
   return undefined;
 }
 
-function readyCondition(lake: ContextLake, pass: LakePass, vmStatus: VmStatus): ConditionInput {
+function readyCondition(lake: ContextLake, pass: LakePass, vmStatus: VmStatus): LakeCondition {
   const type = ContextLakeConditions.Ready;
-  const not = (reason: string, message: string): ConditionInput => ({
+  const not = (reason: ContextLakeReason, message: string): LakeCondition => ({
     type,
     status: 'False',
     reason,
@@ -149,20 +166,20 @@ function readyCondition(lake: ContextLake, pass: LakePass, vmStatus: VmStatus): 
   if (stopped !== undefined) return not(...stopped);
   const status = pass.lake;
   if (status === undefined)
-    return not('Starting', pass.lakeProblem ?? pass.workload?.message ?? 'the lake server is starting');
+    return not(
+      ContextLakeReasons.Starting,
+      pass.lakeProblem ?? pass.workload?.message ?? 'the lake server is starting',
+    );
   if (!lakeApplied(lake, status)) {
     const states = datasetStates(lake, status);
     const done = states.filter(pastFirstLoad).length;
     return not(
-      'Loading',
+      ContextLakeReasons.Loading,
       `loading generation ${String(lake.metadata.generation ?? 0)}: ${done} of ${states.length} datasets loaded`,
     );
   }
-  return { type, status: 'True', reason: 'Loaded', message: loadedMessage(lake, status) };
+  return { type, status: 'True', reason: ContextLakeReasons.Loaded, message: loadedMessage(lake, status) };
 }
-
-const wasReady = (conditions: readonly Condition[] | undefined): boolean =>
-  conditions?.some((c) => c.type === ContextLakeConditions.Ready && c.status === 'True') === true;
 
 const latest = (...times: (string | undefined)[]): string | undefined =>
   times
@@ -181,7 +198,7 @@ export function computeLakeStatus(lake: ContextLake, pass: LakePass, now: Date):
   const vmStatus = lakeVmStatus(lake, pass);
   const ready = readyCondition(lake, pass, vmStatus);
   // Becoming ready counts as use (first start and every resume): the idle clock starts when it can serve.
-  const becameReady = ready.status === 'True' && !wasReady(lake.status?.conditions);
+  const becameReady = ready.status === 'True' && !isTrue(lake, ContextLakeConditions.Ready);
   const lastQueryAt = pass.lake?.lastQueryAt;
   return {
     generation: lake.metadata.generation,
@@ -228,10 +245,7 @@ export function mergeLakeStatus(
   now: Date,
 ): ContextLakeStatus {
   const datasets = mergeDatasets(base?.datasets, owned.datasets);
-  const conditions = owned.conditions.reduce(
-    (list: Condition[] | undefined, input) => setCondition(list, input, owned.generation, now),
-    base?.conditions,
-  );
+  const conditions = setConditions(base?.conditions, owned.conditions, owned.generation, now);
   const next: ContextLakeStatus = { ...base, vmStatus: owned.vmStatus, datasets, conditions };
   if (owned.generation !== undefined) next.observedGeneration = owned.generation;
   const lastActivityAt = latest(base?.lastActivityAt, owned.lastActivityAt);

@@ -1,6 +1,7 @@
 import {
   NamespaceType,
   OrganizationConditions,
+  OrganizationReasons,
   OrganizationType,
   apiVersionOf,
   organizationNamespace,
@@ -14,6 +15,7 @@ import type { Logger } from '../../platform/log.js';
 import { deepEqual } from '../../platform/store/merge.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
+import { writeStatus } from '../controller/status-writer.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import { setCondition } from '../../crds/conditions.js';
 
@@ -120,7 +122,8 @@ export class OrganizationReconciler implements Reconciler {
         {
           type: OrganizationConditions.Ready,
           status: failure === undefined ? 'True' : 'False',
-          reason: failure === undefined ? 'NamespaceReady' : 'NamespaceFailed',
+          reason:
+            failure === undefined ? OrganizationReasons.NamespaceReady : OrganizationReasons.NamespaceFailed,
           message:
             failure ??
             `resources live in namespace ${organizationNamespace(org)}, closed to other namespaces`,
@@ -129,9 +132,7 @@ export class OrganizationReconciler implements Reconciler {
         this.now(),
       ),
     };
-    if (!deepEqual(JSON.parse(JSON.stringify(org.status ?? {})), JSON.parse(JSON.stringify(status)))) {
-      await this.options.store.replaceStatus(OrganizationType, { ...org, status });
-    }
+    await writeStatus(this.options.store, OrganizationType, org, status);
     if (failure !== undefined) throw new Error(`organization ${org.metadata.name}: ${failure}`);
     return undefined;
   }

@@ -15,7 +15,7 @@ import { placementFields } from './cluster-options.js';
 import type { ClusterRuntimeOptions } from './cluster-options.js';
 import { workloadCloudConfig } from './cloud-init.js';
 import { programEnvironment } from './program-layout.js';
-import { workloadLabels, workloadProgram } from './types.js';
+import { ObservationReasons, workloadLabels, workloadProgram } from './types.js';
 import type { WorkloadContext, WorkloadObject, WorkloadObservation, WorkloadRuntime } from './types.js';
 
 export type KubevirtRuntimeOptions = ClusterRuntimeOptions;
@@ -136,13 +136,13 @@ function hibernation(
     ? {
         ...base,
         ready: false,
-        reason: 'Hibernated',
+        reason: ObservationReasons.Hibernated,
         message: 'Hibernated: the VM is stopped, its disk is kept',
       }
     : {
         ...base,
         ready: false,
-        reason: 'Hibernating',
+        reason: ObservationReasons.Hibernating,
         message: `Waiting for the VM to stop (it is ${printable ?? 'being created'})`,
       };
 }
@@ -164,20 +164,31 @@ export function observeVm(
     return {
       ...base,
       ready: false,
-      reason: 'Redeploying',
+      reason: ObservationReasons.Redeploying,
       message: `Redeploying: waiting for the VM to stop (it is ${state})`,
     };
   }
   const provisionError = vmProvisionError(vm, where.image, where.disk);
   if (provisionError !== undefined) {
-    return { ...base, ready: false, provisionError, reason: 'ProvisionFailed', message: provisionError };
+    return {
+      ...base,
+      ready: false,
+      provisionError,
+      reason: ObservationReasons.ProvisionFailed,
+      message: provisionError,
+    };
   }
   if (ready)
     return { ...base, ready, reason: program.readyReason, message: `VM ${vm.metadata.name} is ready` };
   const message = running
     ? `VM ${vm.metadata.name} is running; waiting for the ${program.noun} to listen on port ${program.port}`
     : `VM ${vm.metadata.name} is ${state}; waiting for it to run`;
-  return { ...base, ready, reason: running ? 'Starting' : 'Provisioning', message };
+  return {
+    ...base,
+    ready,
+    reason: running ? ObservationReasons.Starting : ObservationReasons.Provisioning,
+    message,
+  };
 }
 
 export class KubevirtRuntime implements WorkloadRuntime {

@@ -1,7 +1,7 @@
 // What a pod of the `pod` runtime says about its workload: ready, starting, or unable to start
 // without a change to the spec or the cluster (a bad image, a crashing program, no node to take it).
 import type { Pod } from './kube-objects.js';
-import { RUNNER_PROGRAM } from './types.js';
+import { ObservationReasons, RUNNER_PROGRAM } from './types.js';
 import type { WorkloadContext, WorkloadObservation, WorkloadProgram } from './types.js';
 type WaitingHint = (image: string, context: WorkloadContext, program: WorkloadProgram) => string;
 
@@ -71,7 +71,7 @@ export function observePod(
       running,
       ready: false,
       provisionError,
-      reason: 'ProvisionFailed',
+      reason: ObservationReasons.ProvisionFailed,
       message: provisionError,
     };
   }
@@ -86,5 +86,11 @@ export function observePod(
   const message = running
     ? `Pod ${pod.metadata.name} is running; waiting for the ${program.noun} to listen on port ${program.port}`
     : `Pod ${pod.metadata.name} is ${pod.status?.phase ?? 'being created'}; waiting for it to run`;
-  return { ...base, running, ready, reason: running ? 'Starting' : 'Provisioning', message };
+  return {
+    ...base,
+    running,
+    ready,
+    reason: running ? ObservationReasons.Starting : ObservationReasons.Provisioning,
+    message,
+  };
 }

@@ -19,7 +19,7 @@ import { placementFields } from './cluster-options.js';
 import type { ClusterRuntimeOptions, WorkloadDefaults } from './cluster-options.js';
 import { podDiskMounts, programEnvironment } from './program-layout.js';
 import { observePod } from './pod-status.js';
-import { workloadLabels, workloadProgram } from './types.js';
+import { ObservationReasons, workloadLabels, workloadProgram } from './types.js';
 import type {
   WorkloadContext,
   WorkloadObject,
@@ -130,7 +130,7 @@ export class PodRuntime implements WorkloadRuntime {
         running: false,
         ready: false,
         endpoint,
-        reason: 'Redeploying',
+        reason: ObservationReasons.Redeploying,
         message: `Waiting for pod ${names} to stop before starting ${desired.metadata.name}`,
       };
     }
@@ -143,10 +143,14 @@ export class PodRuntime implements WorkloadRuntime {
     await this.deletePods(pods);
     const base = { provisioned: true, running: false, ready: false, endpoint };
     if (pods.length === 0) {
-      return { ...base, reason: 'Hibernated', message: 'Hibernated: the pod is stopped, its disk is kept' };
+      return {
+        ...base,
+        reason: ObservationReasons.Hibernated,
+        message: 'Hibernated: the pod is stopped, its disk is kept',
+      };
     }
     const names = pods.map((pod) => pod.metadata.name).join(', ');
-    return { ...base, reason: 'Hibernating', message: `Waiting for pod ${names} to stop` };
+    return { ...base, reason: ObservationReasons.Hibernating, message: `Waiting for pod ${names} to stop` };
   }
 
   private async deletePods(pods: Pod[]): Promise<void> {

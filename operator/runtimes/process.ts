@@ -7,7 +7,7 @@ import { RunnerSupervisor } from './process/supervisor.js';
 import type { SupervisorSettings } from './process/supervisor.js';
 import { workloadPaths } from './process/workspace.js';
 import type { WorkspacePaths } from './process/workspace.js';
-import { workloadProgram } from './types.js';
+import { ObservationReasons, workloadProgram } from './types.js';
 import type {
   WorkloadContext,
   WorkloadObject,
@@ -140,7 +140,7 @@ export class ProcessRuntime implements WorkloadRuntime {
           running: false,
           ready: false,
           sandboxId,
-          reason: 'Hibernated',
+          reason: ObservationReasons.Hibernated,
           message: `${program.noun} stopped; working directory kept`,
         };
       }

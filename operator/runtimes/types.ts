@@ -1,4 +1,11 @@
-import type { KubeObject, OperatingMode, Runtime, WorkloadResources } from '../../crds/index.js';
+import { AgentComputerReasons } from '../../crds/index.js';
+import type {
+  ContextLakeReasons,
+  KubeObject,
+  OperatingMode,
+  Runtime,
+  WorkloadResources,
+} from '../../crds/index.js';
 import { LAKE_PORT } from '../../platform/lake-protocol.js';
 
 /** What a runtime saw of a workload after converging it; conditions are computed from this. */
@@ -17,16 +24,52 @@ export interface WorkloadObservation {
   provisionError?: string | undefined;
   /** The Provisioned condition's reason with `provisionError` when more precise than `ProvisionFailed`. */
   provisionErrorReason?: ProvisionFailureReason | undefined;
-  /** A CamelCase reason and a sentence for the conditions and Kubernetes Events. */
-  reason: string;
+  /** The runtime's word for what it saw (one of ObservationReasons) and a sentence; the message becomes conditions' messages. */
+  reason: ObservationReason;
   message: string;
 }
 
-/** Reasons of the Provisioned condition that say more than `ProvisionFailed`. */
+/**
+ * What a runtime reports it saw, for logs, tests and the reconcilers' decisions. These are not
+ * condition reasons: each kind's conditions carry the reasons of its catalog (crds/<kind>/conditions.ts,
+ * docs/conditions.md), which the reconcilers derive from the whole observation.
+ */
+export const ObservationReasons = {
+  /** The runtime failed before it could look (the reconciler's placeholder). */
+  NotObserved: 'NotObserved',
+  /** The VM or pod is being created or scheduled. */
+  Provisioning: 'Provisioning',
+  /** The machine runs; the program does not answer its health check yet. */
+  Starting: 'Starting',
+  /** The process answered before and does not now. */
+  Unhealthy: 'Unhealthy',
+  /** The process ended and is restarted after a back-off. */
+  RestartBackoff: 'RestartBackoff',
+  /** spec.restartedAt changed: the workload is being replaced. */
+  Redeploying: 'Redeploying',
+  /** Asked to hibernate; the workload is stopping. */
+  Hibernating: 'Hibernating',
+  /** Stopped on purpose; what must persist is kept. */
+  Hibernated: 'Hibernated',
+  /** It cannot start without a change; provisionError says why. */
+  ProvisionFailed: 'ProvisionFailed',
+  /** The process runtime cannot confine it (bubblewrap cannot run). */
+  IsolationUnavailable: 'IsolationUnavailable',
+  /** The agent runner answers. */
+  RunnerReady: 'RunnerReady',
+  /** The lake server answers. */
+  LakeReady: 'LakeReady',
+} as const;
+export type ObservationReason = (typeof ObservationReasons)[keyof typeof ObservationReasons];
+
+/**
+ * Reasons of the Provisioned condition (of an AgentComputer and a ContextLake alike) that say more
+ * than `ProvisionFailed`; documented in crds/<kind>/conditions.ts.
+ */
 export const ProvisionFailureReasons = {
   /** The process runtime confines workloads with bubblewrap, which cannot run here; the message says what to install. */
-  IsolationUnavailable: 'IsolationUnavailable',
-} as const;
+  IsolationUnavailable: AgentComputerReasons.IsolationUnavailable,
+} as const satisfies Record<string, keyof typeof ContextLakeReasons>;
 export type ProvisionFailureReason = (typeof ProvisionFailureReasons)[keyof typeof ProvisionFailureReasons];
 
 /** What the reconciler hands a runtime besides the resource. */
@@ -70,7 +113,7 @@ export interface WorkloadProgram {
   /** Its environment variables start with this: AGENTRY_RUNNER_TOKEN, AGENTRY_LAKE_TOKEN... */
   envPrefix: 'AGENTRY_RUNNER_' | 'AGENTRY_LAKE_';
   /** How its readiness shows in observations. */
-  readyReason: string;
+  readyReason: typeof ObservationReasons.RunnerReady | typeof ObservationReasons.LakeReady;
   /** Words for logs and messages: "runner", "lake server". */
   noun: string;
 }
@@ -82,7 +125,7 @@ export const RUNNER_PROGRAM: WorkloadProgram = {
   ownerLabel: 'agentry.dev/agent-computer',
   port: 8700,
   envPrefix: 'AGENTRY_RUNNER_',
-  readyReason: 'RunnerReady',
+  readyReason: ObservationReasons.RunnerReady,
   noun: 'runner',
 };
 
@@ -93,7 +136,7 @@ export const LAKE_PROGRAM: WorkloadProgram = {
   ownerLabel: 'agentry.dev/context-lake',
   port: LAKE_PORT,
   envPrefix: 'AGENTRY_LAKE_',
-  readyReason: 'LakeReady',
+  readyReason: ObservationReasons.LakeReady,
   noun: 'lake server',
 };
 

@@ -1,4 +1,4 @@
-import { TaskConditions, isTerminal } from '../../crds/index.js';
+import { TaskConditions, TaskReasons, isTerminal } from '../../crds/index.js';
 import type { PromptStatusEntry, Task, TaskStatus } from '../../crds/index.js';
 import type { EventRecorder } from '../../platform/events.js';
 import type { Logger } from '../../platform/log.js';
@@ -33,7 +33,12 @@ export interface ArchivePass {
 
 /** The `Archived` condition to write, and when to look again. */
 export interface ArchiveReport {
-  condition: { status: 'True' | 'False'; reason: string; message: string };
+  condition: {
+    status: 'True' | 'False';
+    reason:
+      typeof TaskReasons.Archived | typeof TaskReasons.ArchivePending | typeof TaskReasons.ArchiveFailed;
+    message: string;
+  };
   retryAfterMs?: number;
 }
 
@@ -153,12 +158,16 @@ export class PromptArchiver {
     const owing = pass.entries.filter((entry) => owesEvents(entry) || owesSync(entry)).length;
     if (owing === 0)
       return {
-        condition: { status: 'True', reason: 'Archived', message: 'every finished prompt is archived' },
+        condition: {
+          status: 'True',
+          reason: TaskReasons.Archived,
+          message: 'every finished prompt is archived',
+        },
       };
     return {
       condition: {
         status: 'False',
-        reason: 'ArchivePending',
+        reason: TaskReasons.ArchivePending,
         message: `${owing} finished prompt(s) wait for the workspace to archive their events and artifacts`,
       },
     };
@@ -174,7 +183,7 @@ export class PromptArchiver {
     );
     await this.options.events?.record(pass.task, 'Warning', 'ArchiveFailed', message);
     return {
-      condition: { status: 'False', reason: 'ArchiveFailed', message },
+      condition: { status: 'False', reason: TaskReasons.ArchiveFailed, message },
       retryAfterMs: Math.min(RETRY_BASE_MS * 2 ** Math.min(attempts - 1, 10), RETRY_MAX_MS),
     };
   }

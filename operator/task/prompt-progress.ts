@@ -1,4 +1,4 @@
-import { TaskConditions, isTerminal, taskStatusOf } from '../../crds/index.js';
+import { TaskConditions, TaskReasons, isTerminal, taskStatusOf } from '../../crds/index.js';
 import type { Condition, PromptStatusEntry, Task, TaskStatus } from '../../crds/index.js';
 import type { PromptState } from '../../platform/runner-protocol.js';
 import { setCondition } from '../../crds/conditions.js';
@@ -50,7 +50,10 @@ export function entriesOf(task: Task): PromptStatusEntry[] {
 }
 
 export interface WorkspaceView {
-  reason: 'WorkspaceReady' | 'WorkspaceStarting' | 'WorkspaceMissing';
+  reason:
+    | typeof TaskReasons.WorkspaceReady
+    | typeof TaskReasons.WorkspaceStarting
+    | typeof TaskReasons.WorkspaceMissing;
   message: string;
 }
 
@@ -75,7 +78,7 @@ export function computeTaskStatus(
     conditions,
     {
       type: TaskConditions.WorkspaceReady,
-      status: workspace.reason === 'WorkspaceReady' ? 'True' : 'False',
+      status: workspace.reason === TaskReasons.WorkspaceReady ? 'True' : 'False',
       reason: workspace.reason,
       message: workspace.message,
     },
@@ -88,7 +91,7 @@ export function computeTaskStatus(
     {
       type: TaskConditions.Dispatched,
       status: waiting.length === 0 ? 'True' : 'False',
-      reason: waiting.length === 0 ? 'Dispatched' : 'Waiting',
+      reason: waiting.length === 0 ? TaskReasons.Dispatched : TaskReasons.Waiting,
       message:
         waiting.length === 0
           ? 'every prompt reached the runner'

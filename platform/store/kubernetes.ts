@@ -12,6 +12,7 @@ import {
 import { KubeConfigTransport } from './kubernetes/transport.js';
 import type { KubeRequest, KubeResponse, KubeTransport } from './kubernetes/transport.js';
 import { openWatch } from './kubernetes/watch.js';
+import { retryOnConflict } from './retry-on-conflict.js';
 import { isStoreError, StoreError } from './types.js';
 import type {
   DeleteOptions,
@@ -269,18 +270,14 @@ export class KubernetesStore implements ResourceStore {
     object: T,
     context: string,
   ): Promise<T> {
-    const attempts = this.options.statusAttempts ?? DEFAULTS.statusAttempts;
-    let version = object.metadata.resourceVersion;
-    for (let attempt = 1; ; attempt++) {
-      version =
-        version === undefined || version === '' ? await this.currentVersion(type, object, context) : version;
-      try {
-        return await this.put(type, withVersion(object, version), 'status', context);
-      } catch (err) {
-        if (!isStoreError(err, 'Conflict') || attempt >= attempts) throw err;
-        version = undefined;
-      }
-    }
+    const own = object.metadata.resourceVersion;
+    return retryOnConflict(async (tryNumber) => {
+      const version =
+        tryNumber === 1 && own !== undefined && own !== ''
+          ? own
+          : await this.currentVersion(type, object, context);
+      return this.put(type, withVersion(object, version), 'status', context);
+    }, this.options.statusAttempts ?? DEFAULTS.statusAttempts);
   }
 
   private async currentVersion<T extends KubeObject>(

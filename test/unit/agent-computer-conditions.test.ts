@@ -3,6 +3,7 @@ import { agentComputerStatus } from '../../api/agent-computer/present.js';
 import { AgentComputerSpecSchema } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
 import { computeAgentComputerStatus } from '../../operator/agent-computer/status.js';
+import { ObservationReasons } from '../../operator/runtimes/types.js';
 import type { WorkloadObservation } from '../../operator/runtimes/types.js';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
@@ -18,7 +19,7 @@ const obs = (partial: Partial<WorkloadObservation>): WorkloadObservation => ({
   provisioned: true,
   running: true,
   ready: true,
-  reason: 'Test',
+  reason: ObservationReasons.RunnerReady,
   message: 'observed',
   ...partial,
 });

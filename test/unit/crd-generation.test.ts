@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { generateCrdFiles } from '../../cli/crds.js';
+import { generateConditionsDoc, generateCrdFiles } from '../../cli/crds.js';
 import { customResourceDefinition, toStructuralSchema } from '../../crds/generate.js';
 import { AGENTRY_RESOURCE_TYPES, CATEGORY } from '../../crds/index.js';
 
@@ -12,6 +12,11 @@ describe('CRD generation', () => {
       await expect(readFile(path, 'utf8')).resolves.toBe(content);
     },
   );
+
+  it('the committed docs/conditions.md equals what `npm run crds` generates', async () => {
+    const doc = generateConditionsDoc();
+    await expect(readFile(doc.path, 'utf8')).resolves.toBe(doc.content);
+  });
 
   it.each(AGENTRY_RESOURCE_TYPES.map((type) => type.kind))(
     '%s has a status subresource, short names and the agentry category',

@@ -3,6 +3,8 @@ import { agentComputerStatus } from '../../api/agent-computer/present.js';
 import { AgentComputerReasons, AgentComputerSpecSchema } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
 import { computeAgentComputerStatus, runtimeNotEnabledStatus } from '../../operator/agent-computer/status.js';
+import { ObservationReasons } from '../../operator/runtimes/types.js';
+import type { WorkloadObservation } from '../../operator/runtimes/types.js';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 
@@ -29,11 +31,11 @@ describe('an AgentComputer on a runtime the operator does not run', () => {
   it('loses the error once a runtime that runs observes it', () => {
     const ac = kubevirtBox();
     const refused = { ...ac, status: runtimeNotEnabledStatus(ac, 'kubevirt', ['process'], NOW) };
-    const observed = {
+    const observed: WorkloadObservation = {
       provisioned: true,
       running: true,
       ready: false,
-      reason: 'Starting',
+      reason: ObservationReasons.Starting,
       message: 'starting',
     };
     const next = computeAgentComputerStatus(refused, observed, undefined, NOW);

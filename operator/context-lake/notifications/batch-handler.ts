@@ -10,7 +10,7 @@ import type { ResourceStore } from '../../../platform/store/types.js';
 import type { Caches } from '../../controller/caches.js';
 import { concernedDatasets, refreshEndpointOf, statusWithEventCounts, tallyEvents } from './lake-counters.js';
 import type { NotificationMetrics } from './notification-metrics.js';
-import { updateLakeStatus } from '../status-writer.js';
+import { updateStatus } from '../../controller/status-writer.js';
 
 export interface BatchHandlerOptions {
   store: ResourceStore;
@@ -152,8 +152,9 @@ export class BatchHandler {
       }
     }
     try {
-      await updateLakeStatus(
+      await updateStatus(
         this.options.store,
+        ContextLakeType,
         key,
         (current) => statusWithEventCounts(current.status, datasets, refreshedAt),
         { caches: this.options.caches },

@@ -1,4 +1,4 @@
-import { ContextLakeConditions } from '../../../crds/context-lake/types.js';
+import { ContextLakeConditions, ContextLakeReasons } from '../../../crds/context-lake/conditions.js';
 import type { ContextLake, ContextLakeStatus, DatasetStatus } from '../../../crds/context-lake/types.js';
 import { changesData, matchingDatasets } from '../../../platform/lake-notifications/s3-events.js';
 import type { NotificationTarget, S3ObjectEvent } from '../../../platform/lake-notifications/s3-events.js';
@@ -115,13 +115,13 @@ export function statusWithQueue(
       ? {
           type: ContextLakeConditions.NotificationsReady,
           status: 'True' as const,
-          reason: 'QueueReady',
+          reason: ContextLakeReasons.QueueReady,
           message: `bucket events arrive through ${outcome.queue.queueArn}`,
         }
       : {
           type: ContextLakeConditions.NotificationsReady,
           status: 'False' as const,
-          reason: 'QueueFailed',
+          reason: ContextLakeReasons.QueueFailed,
           message: outcome.error,
         };
   const conditions = setCondition(status.conditions, condition, lake.metadata.generation, now);

@@ -1,8 +1,5 @@
-import {
-  CONTEXT_LAKE_NAME,
-  ContextLakeConditions,
-  ContextLakeType,
-} from '../../../crds/context-lake/types.js';
+import { CONTEXT_LAKE_NAME, ContextLakeType } from '../../../crds/context-lake/types.js';
+import { ContextLakeConditions } from '../../../crds/context-lake/conditions.js';
 import type { ContextLake } from '../../../crds/context-lake/types.js';
 import type { SqsNotificationQueues } from '../../../platform/lake-notifications/queues.js';
 import { NotificationsUnavailableError } from '../../../platform/lake-notifications/types.js';
@@ -16,7 +13,7 @@ import type { BatchHandler } from './batch-handler.js';
 import { statusWithQueue, wantsNotifications } from './lake-counters.js';
 import type { NotificationMetrics } from './notification-metrics.js';
 import { QueuePoller } from './queue-poller.js';
-import { updateLakeStatus } from '../status-writer.js';
+import { updateStatus } from '../../controller/status-writer.js';
 
 export interface LakeNotificationsReconcilerOptions {
   store: ResourceStore;
@@ -62,8 +59,9 @@ export class LakeNotificationsReconciler implements Reconciler {
     const running = this.livePoller(namespace);
     if (running !== undefined && this.recorded(lake, running.queue)) return undefined;
     const queue = await this.ensureQueue(lake, namespace);
-    const written = await updateLakeStatus(
+    const written = await updateStatus(
       this.options.store,
+      ContextLakeType,
       { namespace, name: request.name },
       (current) => statusWithQueue(current, { queue }, this.options.now()),
       { caches: this.options.caches },
@@ -98,8 +96,9 @@ export class LakeNotificationsReconciler implements Reconciler {
         err instanceof NotificationsUnavailableError
           ? err.message
           : 'the notification queue cannot be set up';
-      await updateLakeStatus(
+      await updateStatus(
         this.options.store,
+        ContextLakeType,
         { namespace, name: lake.metadata.name },
         (current) => statusWithQueue(current, { error: message }, this.options.now()),
         { caches: this.options.caches },

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../../platform/log.js';
+import { ObservationReasons } from '../types.js';
 import type { WorkloadObservation, WorkloadProgram } from '../types.js';
 import { Backoff } from './backoff.js';
 import type { BackoffOptions } from './backoff.js';
@@ -131,13 +132,18 @@ export class RunnerSupervisor {
         running: false,
         ready: false,
         provisionError: this.spawnError,
-        reason: 'RestartBackoff',
+        reason: ObservationReasons.RestartBackoff,
         message: `${why}; restarting in ${inMs} ms`,
       };
     }
     const what = `${this.settings.program.noun} process ${runner.pid}`;
     if (runner.port === undefined) {
-      return { running: true, ready: false, reason: 'Starting', message: `${what} is starting` };
+      return {
+        running: true,
+        ready: false,
+        reason: ObservationReasons.Starting,
+        message: `${what} is starting`,
+      };
     }
     const endpoint = endpointOf(runner.port);
     const health = await probeRunnerHealth(endpoint, token, {
@@ -146,7 +152,8 @@ export class RunnerSupervisor {
     });
     if (!health.ok) {
       signal.throwIfAborted(); // the operator is shutting down: no verdict rather than a wrong one
-      const reason = runner.healthySince === undefined ? 'Starting' : 'Unhealthy';
+      const reason =
+        runner.healthySince === undefined ? ObservationReasons.Starting : ObservationReasons.Unhealthy;
       return { running: true, ready: false, endpoint, reason, message: `${what}: ${health.problem}` };
     }
     runner.healthySince ??= Date.now();

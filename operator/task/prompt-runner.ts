@@ -1,0 +1,162 @@
+import { isTerminal } from '../../crds/index.js';
+import type { PromptSpec } from '../../crds/index.js';
+import type { ExecutorCatalog } from '../../platform/executor-catalog.js';
+import type { ObjectStore } from '../../platform/objectstore/types.js';
+import { RunnerRequestError } from '../../platform/runner-client.js';
+import type { RunnerClient } from '../../platform/runner-client.js';
+import type { SkillCatalog } from '../../platform/skill-catalog.js';
+import type { ResourceStore } from '../../platform/store/types.js';
+import {
+  TIME_LIMIT_GRACE_MS,
+  UndispatchableError,
+  dispatchRequestOf,
+  timeLimitMs,
+} from './dispatch-request.js';
+import { awaitsDispatch, canDispatch } from './pass.js';
+import type { TaskPass } from './pass.js';
+import { endedEntry, withRunnerState } from './prompt-progress.js';
+
+export interface PromptRunnerOptions {
+  store: ResourceStore;
+  executors: ExecutorCatalog;
+  /** Executor variables for which no Secret exists (the embedded default passes its own environment). */
+  envFallback?: Readonly<Record<string, string>> | undefined;
+  /** Where uploaded files live; the runner downloads them through signed URLs. */
+  objectStore?: ObjectStore | undefined;
+  /** Resolves the skills prompts name (AGENTRY_SKILLS_FILE). */
+  skills?: SkillCatalog | undefined;
+  /** Skills may be fetched from loopback and private addresses (AGENTRY_WEBHOOK_PRIVATE_TARGETS). */
+  allowPrivateSkillSources?: boolean | undefined;
+}
+
+/**
+ * A task's conversation with its workspace's runner, one pass at a time: cancels what the client
+ * canceled or deleted, records what the runner reports of dispatched prompts, ends prompts past
+ * their time limit, and dispatches waiting prompts in order (idempotent by prompt id). Each step
+ * updates `pass.entries`; a runner that does not answer leaves them as they are until the next pass.
+ */
+export class PromptRunner {
+  constructor(private readonly options: PromptRunnerOptions) {}
+
+  /** Canceled prompts: never dispatched ones end at once; dispatched ones are killed by the runner. */
+  async cancelRequested(pass: TaskPass): Promise<void> {
+    for (const [index, entry] of pass.entries.entries()) {
+      const prompt = this.promptOf(pass, entry.id);
+      if (prompt === undefined || isTerminal(entry.status) || !this.cancelWanted(pass, prompt)) continue;
+      if (entry.dispatchedAt === undefined || pass.runner === undefined) {
+        // Not dispatched, or its workspace is not running (so neither is the prompt).
+        pass.entries[index] = endedEntry(entry, 'canceled', pass.now);
+        continue;
+      }
+      const state = await this.askRunner(() => pass.runner?.cancelPrompt(pass.task.metadata.name, entry.id));
+      if (state === 'unreachable') continue;
+      pass.entries[index] =
+        state === undefined ? endedEntry(entry, 'canceled', pass.now) : withRunnerState(entry, state);
+    }
+  }
+
+  /** Dispatched prompts still in flight: record what the runner says; end the ones past their time limit. */
+  async syncDispatched(pass: TaskPass): Promise<void> {
+    const runner = pass.runner;
+    if (runner === undefined) return;
+    for (const [index, entry] of pass.entries.entries()) {
+      if (entry.dispatchedAt === undefined || isTerminal(entry.status)) continue;
+      const state = await this.askRunner(() => runner.getPrompt(pass.task.metadata.name, entry.id));
+      if (state === 'unreachable') return;
+      pass.entries[index] =
+        state === undefined
+          ? endedEntry(
+              entry,
+              'failed',
+              pass.now,
+              'the workspace lost this prompt (its disk was replaced); it was not run again',
+            )
+          : withRunnerState(entry, state);
+      await this.enforceTimeLimit(pass, index, runner);
+    }
+  }
+
+  /** Sends every waiting prompt to the runner, in order; the runner runs them one at a time. */
+  async dispatchPending(pass: TaskPass): Promise<void> {
+    const runner = pass.runner;
+    if (runner === undefined || !canDispatch(pass)) return;
+    for (const [index, entry] of pass.entries.entries()) {
+      const prompt = this.promptOf(pass, entry.id);
+      if (prompt === undefined || !awaitsDispatch(entry)) continue;
+      const outcome = await this.dispatchOne(pass, runner, prompt);
+      if (outcome === 'unreachable') return;
+      pass.entries[index] =
+        typeof outcome === 'string'
+          ? endedEntry(entry, 'failed', pass.now, outcome)
+          : withRunnerState({ ...entry, dispatchedAt: pass.now.toISOString() }, outcome);
+    }
+  }
+
+  private async enforceTimeLimit(pass: TaskPass, index: number, runner: RunnerClient): Promise<void> {
+    const entry = pass.entries[index];
+    const prompt = entry === undefined ? undefined : this.promptOf(pass, entry.id);
+    if (entry?.status !== 'running' || entry.startedAt === undefined || prompt === undefined) return;
+    const limit = timeLimitMs(this.options.executors, pass.task, prompt);
+    if (Date.parse(entry.startedAt) + limit + TIME_LIMIT_GRACE_MS > pass.now.getTime()) return;
+    await this.askRunner(() => runner.cancelPrompt(pass.task.metadata.name, entry.id));
+    pass.entries[index] = endedEntry(
+      entry,
+      'failed',
+      pass.now,
+      `the prompt exceeded its time limit of ${Math.round(limit / 1000)}s`,
+    );
+  }
+
+  /** The runner's state of the prompt, a reason it cannot run, or 'unreachable'. */
+  private async dispatchOne(
+    pass: TaskPass,
+    runner: RunnerClient,
+    prompt: PromptSpec,
+  ): Promise<Awaited<ReturnType<RunnerClient['dispatchPrompt']>> | string> {
+    let request;
+    try {
+      request = await dispatchRequestOf(
+        {
+          store: this.options.store,
+          executors: this.options.executors,
+          envFallback: this.options.envFallback ?? {},
+          objectStore: this.options.objectStore,
+          skills: this.options.skills,
+          allowPrivateSkillSources: this.options.allowPrivateSkillSources ?? false,
+        },
+        pass.task,
+        prompt,
+        pass.workspace,
+      );
+    } catch (err) {
+      if (err instanceof UndispatchableError) return err.message;
+      throw err;
+    }
+    try {
+      return await runner.dispatchPrompt(pass.task.metadata.name, prompt.id, request);
+    } catch (err) {
+      if (err instanceof RunnerRequestError && err.unreachable) return 'unreachable';
+      if (err instanceof RunnerRequestError && err.status === 400)
+        return `the runner refused the prompt: ${err.message}`;
+      throw err;
+    }
+  }
+
+  /** Runs a runner call; 'unreachable' when the runner is down (the workspace may be restarting). */
+  private async askRunner<T>(call: () => Promise<T> | undefined): Promise<T | 'unreachable' | undefined> {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof RunnerRequestError && err.unreachable) return 'unreachable';
+      throw err;
+    }
+  }
+
+  private cancelWanted(pass: TaskPass, prompt: PromptSpec): boolean {
+    return prompt.cancelRequestedAt !== undefined || pass.task.spec.deletedAt !== undefined;
+  }
+
+  private promptOf(pass: TaskPass, id: string): PromptSpec | undefined {
+    return pass.task.spec.prompts.find((prompt) => prompt.id === id);
+  }
+}
