@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freeLoopbackPort } from '../support/free-port.js';
 import { codeBlocks, section } from '../support/markdown.js';
 import { startServeProcess, stopChild } from '../support/spawn-cli.js';
 
@@ -26,20 +26,6 @@ const EXPECTED_OUTPUT: { step: RegExp; output: RegExp }[] = [
   { step: /context-lake\/sql/, output: /^\[\{"city":"Lima","total":30\},\{"city":"Oslo","total":17\}\]$/m },
   { step: /webhooks\.log/, output: /"type":"task\.completed"/ },
 ];
-
-/** A port free on loopback now (the webhook receiver's; the tour listens on it a moment later). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) =>
-    server.close(() => {
-      resolve();
-    }),
-  );
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /**
  * One step in bash with errexit and pipefail: the shell state of the steps before is sourced
@@ -106,7 +92,7 @@ describe('the README tour, pasted into bash', () => {
       AGENTRY: server.url,
       AGENTRY_API_KEY: key,
       AGENTRY_DATA_DIR: dataDir,
-      HOOK_PORT: String(await freePort()),
+      HOOK_PORT: String(await freeLoopbackPort()),
     };
   }, 120_000);
 
