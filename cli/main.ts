@@ -21,7 +21,7 @@ commands:
                             webhook signing keys (embedded data directory, or a cluster with --kubeconfig)
   crds [--write|--check]    print the CustomResourceDefinitions generated from the schemas
 
-Configuration comes from environment variables; see README.md.
+Configuration comes from environment variables; see docs/configuration.md.
 `;
 
 async function runServe(): Promise<number> {
