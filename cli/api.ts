@@ -39,7 +39,7 @@ ${settingsHelp(ConfigSchema, [
   ['AGENTRY_OBJECT_STORE', 'where uploaded files live: filesystem or s3 (AGENTRY_S3_*)'],
   ['AGENTRY_EXECUTORS_FILE', 'executor definitions (YAML or JSON) added to the built-ins'],
   ['AGENTRY_WEBHOOK_PRIVATE_TARGETS', 'whether webhooks may target private and loopback addresses'],
-])}  More settings (S3, SQS, limits): README.md#configuration.
+])}  More settings (S3, SQS, limits): docs/configuration.md#settings.
 
 example:
   AGENTRY_STORE=kubernetes AGENTRY_HOST=0.0.0.0 agentry api

@@ -46,7 +46,7 @@ ${settingsHelp(ConfigSchema, [
   ['AGENTRY_WORKLOAD_MEMORY', 'memory of a workspace unless its spec says'],
   ['AGENTRY_WORKLOAD_DISK', 'disk of a workspace unless its spec says'],
   ['AGENTRY_LOG_LEVEL', 'fatal, error, warn, info, debug, trace or silent'],
-])}  More settings (placement, egress, webhooks, SQS): README.md#configuration.
+])}  More settings (placement, egress, webhooks, SQS): docs/configuration.md#settings.
 
 example:
   AGENTRY_STORE=kubernetes AGENTRY_RUNTIMES=pod agentry operator

@@ -24,7 +24,7 @@ ${settingsHelp(ConfigSchema, [
   ['AGENTRY_OBJECT_STORE', 'where uploaded files live: filesystem (the data directory) or s3'],
   ['AGENTRY_WEBHOOK_PRIVATE_TARGETS', 'whether webhooks may target local addresses (default true here)'],
   ['AGENTRY_LAKE_FILE_ROOTS', 'directories file:// lake datasets may read, comma separated'],
-])}  More settings (S3, SQS, limits): README.md#configuration.
+])}  More settings (S3, SQS, limits): docs/configuration.md#settings.
 
 example:
   AGENTRY_PORT=9090 AGENTRY_DATA_DIR=$HOME/.agentry agentry serve

@@ -5,10 +5,11 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { LakeError, messageOf } from './errors.js';
 
 /**
- * The lake's DuckDB: one in-memory database, locked down before anything else runs (docs/architecture.md
- * §5). SQL can read no file except under the staging directory, where the lake itself puts
- * downloads while it loads them (the datasets' own data, deleted after each load); it cannot
- * write files, attach databases, install or load extensions, or change any setting.
+ * The lake's DuckDB: one in-memory database, locked down before anything else runs
+ * (docs/architecture.md#the-context-lake). SQL can read no file except under the staging directory,
+ * where the lake itself puts downloads while it loads them (the datasets' own data, deleted after
+ * each load); it cannot write files, attach databases, install or load extensions, or change any
+ * setting.
  */
 
 export interface EngineOptions {

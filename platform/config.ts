@@ -11,7 +11,7 @@ import type { ListenSettings } from './listen.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 
-/** Every environment variable Agentry reads, parsed once at start-up (README lists them). */
+/** Every environment variable Agentry reads, parsed once at start-up (docs/configuration.md#settings lists them). */
 export const ConfigSchema = z.object({
   AGENTRY_HOST: z.string().min(1).default('127.0.0.1'),
   AGENTRY_PORT: port.default(8080),

@@ -5,7 +5,7 @@ import type { OutputParser } from '../../runner/executors/formats/index.js';
 import type { ExecutorEvent } from '../../runner/executors/types.js';
 
 // The transcript is the sample of `codex exec --json` in Codex's public documentation
-// (docs/exec.md); the other cases follow the documented event schema (exec_events.rs).
+// of `codex exec`; the other cases follow the documented event schema (exec_events.rs).
 const TRANSCRIPT = readFileSync(new URL('./fixtures/executors/codex-json.jsonl', import.meta.url), 'utf8');
 
 function parse(lines: string[]): { parser: OutputParser; events: ExecutorEvent[] } {

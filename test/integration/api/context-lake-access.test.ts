@@ -1,4 +1,4 @@
-// Who may call the context-lake API and how it refuses (docs/api.md#errors, §2): every error under
+// Who may call the context-lake API and how it refuses (docs/api.md#errors and #authentication): every error under
 // /v1/context-lake, authentication included, answers `{ error, code }`; each operation needs its
 // scope; the OpenAPI document describes the routes with that error shape.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';

@@ -3,7 +3,6 @@
 // ContextLake status (Ready for the generation, endpoint) as the operator would.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadLakeConfig } from '../../../lake/config.js';
@@ -15,26 +14,13 @@ import { createLogger } from '../../../platform/log.js';
 import { eventually, startTestApi } from '../../support/api-server.js';
 import type { TestApi } from '../../support/api-server.js';
 import { lake, lakeError, readyCondition, storedLake, writeLakeStatus } from './context-lake-support.js';
+import { freeLoopbackPort } from '../../support/free-port.js';
 
 const ORG = 'sqlco';
 let api: TestApi;
 let key: string;
 let dir: string;
 let server: RunningLake;
-
-/** A loopback port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) =>
-    probe.close(() => {
-      resolve();
-    }),
-  );
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /** The operator's part: the lake server gets the stored configuration and loads it. */
 async function pushConfig(current: ContextLake): Promise<void> {
@@ -137,7 +123,8 @@ describe('POST /sql against a real lake server', () => {
   });
 
   it('answers 503 service_unavailable when the lake stays unreachable', async () => {
-    await markReady(`http://127.0.0.1:${await closedPort()}`);
+    // A port nothing listens on: bound, then released.
+    await markReady(`http://127.0.0.1:${await freeLoopbackPort()}`);
     await lakeError(lake(api, key, 'POST', '/sql', { query: 'SELECT 1' }), 503, 'service_unavailable');
     await markReady(server.url);
   });
