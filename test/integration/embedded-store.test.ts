@@ -13,8 +13,8 @@ import type { KubeObject } from '../../crds/resource.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import type { StoreErrorReason, WatchEvent } from '../../platform/store/types.js';
 import { StoreError } from '../../platform/store/types.js';
-import { describeStoreContract, ProbeType } from '../contracts/store.contract.js';
-import type { Probe } from '../contracts/store.contract.js';
+import { describeStoreContract, ProbeType } from '../contracts/store/contract.js';
+import type { Probe } from '../contracts/store/contract.js';
 
 const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'agentry-store-'));
 
