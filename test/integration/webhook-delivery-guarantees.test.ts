@@ -2,8 +2,8 @@
 // ControllerManager running only the `webhook-delivery` controller; every delivery lands on a real
 // receiver on loopback that checks signatures with Node's crypto (see webhook-delivery-support.ts).
 // This file: at-least-once delivery, ordering, and isolation of slow targets.
+import { verifyDelivery } from '../support/webhook-receiver.js';
 import { describe, expect, it } from '@jest/globals';
-import { verifies } from './webhook-receiver.js';
 import {
   appendOutbox,
   createTask,
@@ -40,7 +40,7 @@ describe('at least once', () => {
     for (const [task] of entries) await waitFor(`the outbox of ${task} to empty`, outboxEmpty(task));
     const expected = entries.flatMap(([, outbox]) => outbox.map((e) => e.id));
     expect(new Set(target.ids())).toEqual(new Set(expected));
-    expect(target.received.every((request) => verifies(request, signingPublicKeyPem()))).toBe(true);
+    expect(target.received.every((request) => verifyDelivery(request, signingPublicKeyPem()))).toBe(true);
   });
 
   it("delivers one task's events to a webhook in the order they occurred, pulling a waiting retry forward", async () => {

@@ -2,9 +2,9 @@
 // ControllerManager running only the `webhook-delivery` controller; every delivery lands on a real
 // receiver on loopback that checks signatures with Node's crypto (see webhook-delivery-support.ts).
 // This file: retries, Retry-After, redirects and timeouts.
+import { verifyDelivery } from '../support/webhook-receiver.js';
 import { describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { verifies } from './webhook-receiver.js';
 import {
   createTask,
   createWebhook,
@@ -32,7 +32,7 @@ describe('retries', () => {
     await createTask('t1', [due]);
     await waitFor('an empty outbox', outboxEmpty('t1'));
     expect(target.ids()).toEqual([due.id, due.id, due.id, due.id]);
-    expect(target.received.every((request) => verifies(request, signingPublicKeyPem()))).toBe(true);
+    expect(target.received.every((request) => verifyDelivery(request, signingPublicKeyPem()))).toBe(true);
     expect((await getWebhook('wh')).status).toMatchObject({ failureCount: 0 });
     expect((await getWebhook('wh')).status?.lastError).toBeUndefined();
   });

@@ -25,7 +25,7 @@ import { InstallationKey } from '../../platform/installation-key.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import { WebhookSigningKeys } from '../../platform/webhook-signing.js';
-import { Receiver } from './webhook-receiver.js';
+import { Receiver } from './webhook-delivery-receiver.js';
 
 export const CONTROL = 'agentry-system';
 export const NS = 'agentry-org-acme';

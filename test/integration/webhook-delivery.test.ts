@@ -2,9 +2,9 @@
 // ControllerManager running only the `webhook-delivery` controller; every delivery lands on a real
 // receiver on loopback that checks signatures with Node's crypto (see webhook-delivery-support.ts).
 // This file: what one delivery carries, and the metrics it counts.
+import { verifyDelivery } from '../support/webhook-receiver.js';
 import { describe, expect, it } from '@jest/globals';
 import { AGENTRY_VERSION } from '../../platform/version.js';
-import { verifies } from './webhook-receiver.js';
 import {
   createTask,
   createWebhook,
@@ -40,7 +40,7 @@ describe('a delivery', () => {
     expect(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
     expect(request.headers['webhook-signature']).toMatch(/^v1a,[A-Za-z0-9+/=]+$/);
     expect(request.headers).not.toHaveProperty('x-webhook-secret');
-    expect(verifies(request, signingPublicKeyPem())).toBe(true);
+    expect(verifyDelivery(request, signingPublicKeyPem())).toBe(true);
   });
 
   it('has the body of docs/api.md#webhooks: id, type, event, timestamp, taskId and the record without prompts', async () => {
@@ -110,10 +110,10 @@ describe('a delivery', () => {
     await waitFor('the delivery', () => target.received.length === 1);
     const request = target.received[0];
     if (request === undefined) throw new Error('nothing arrived');
-    expect(verifies(request, signingPublicKeyPem())).toBe(true);
+    expect(verifyDelivery(request, signingPublicKeyPem())).toBe(true);
     const tampered = { ...request, rawBody: request.rawBody.replace('"taskId":"t1"', '"taskId":"t2"') };
     expect(tampered.rawBody).not.toBe(request.rawBody);
-    expect(verifies(tampered, signingPublicKeyPem())).toBe(false);
+    expect(verifyDelivery(tampered, signingPublicKeyPem())).toBe(false);
   });
 
   it('waits until its nextAttemptAt', async () => {

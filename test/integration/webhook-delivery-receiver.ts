@@ -1,6 +1,6 @@
-// A webhook receiver as a client would run one: node:http on loopback, recording each request and
-// answering from a script, and Standard Webhooks' signature check with Node's crypto only.
-import { createPublicKey, verify } from 'node:crypto';
+// A webhook receiver for the delivery tests: node:http on loopback, recording when each request
+// arrived and answering from a script (status, headers, delays). Signatures are checked with
+// verifyDelivery of test/support/webhook-receiver.ts.
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 
@@ -80,21 +80,4 @@ export class Receiver {
   ids(): string[] {
     return this.received.map((request) => String(request.headers['webhook-id']));
   }
-}
-
-/** Standard Webhooks' asymmetric check, with Node's crypto only: any `v1a,` signature verifies. */
-export function verifies(
-  request: { headers: IncomingHttpHeaders; rawBody: string },
-  publicKeyPem: string,
-): boolean {
-  const id = request.headers['webhook-id'];
-  const timestamp = request.headers['webhook-timestamp'];
-  const signature = request.headers['webhook-signature'];
-  if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signature !== 'string') return false;
-  const key = createPublicKey(publicKeyPem);
-  const signed = Buffer.from(`${id}.${timestamp}.${request.rawBody}`);
-  return signature
-    .split(' ')
-    .filter((part) => part.startsWith('v1a,'))
-    .some((part) => verify(null, signed, key, Buffer.from(part.slice(4), 'base64')));
 }
