@@ -113,7 +113,7 @@ describe('EmbeddedStore on disk', () => {
       expect(error.cause).toEqual(new Error('consumer bug'));
     });
 
-    it("hands out event objects as the watcher's own copies: mutating one does not change the disk.store", async () => {
+    it("hands out event objects as the watcher's own copies: mutating one does not change the store", async () => {
       const events: WatchEvent<Probe>[] = [];
       const controller = new AbortController();
       await disk.store.watch(ProbeType, { resourceVersion: '0', signal: controller.signal }, (event) => {

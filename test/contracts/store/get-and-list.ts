@@ -6,6 +6,18 @@ import type { StoreContext } from './context.js';
 
 export function describeGetAndList(ctx: StoreContext): void {
   const { n, runSelector, probe, getProbe } = ctx;
+  /** Probes labelled color=red and color=blue, and one without a color. */
+  const createColoredProbes = async (): Promise<void> => {
+    await ctx.store.create(ProbeType, probe('red', { size: 1 }, { labels: { color: 'red' } }));
+    await ctx.store.create(ProbeType, probe('blue', { size: 1 }, { labels: { color: 'blue' } }));
+    await ctx.store.create(ProbeType, probe('plain'));
+  };
+  /** Names of this test's probes that the selector matches. */
+  const names = async (selector: string): Promise<string[]> =>
+    (await ctx.store.list(ProbeType, { namespace: ctx.ns, labelSelector: runSelector(selector) })).items.map(
+      (p) => p.metadata.name,
+    );
+
   describe('get and list', () => {
     test('get returns undefined for a missing object', async () => {
       expect(await getProbe('missing')).toBeUndefined();
@@ -38,26 +50,14 @@ export function describeGetAndList(ctx: StoreContext): void {
     });
 
     test('filters by equality selectors (=, ==, !=)', async () => {
-      await ctx.store.create(ProbeType, probe('red', { size: 1 }, { labels: { color: 'red' } }));
-      await ctx.store.create(ProbeType, probe('blue', { size: 1 }, { labels: { color: 'blue' } }));
-      await ctx.store.create(ProbeType, probe('plain'));
-      const names = async (selector: string): Promise<string[]> =>
-        (
-          await ctx.store.list(ProbeType, { namespace: ctx.ns, labelSelector: runSelector(selector) })
-        ).items.map((p) => p.metadata.name);
+      await createColoredProbes();
       expect(await names('color=red')).toEqual([n('red')]);
       expect(await names('color==blue')).toEqual([n('blue')]);
       expect(await names('color!=red')).toEqual([n('blue'), n('plain')]);
     });
 
     test('filters by set-based selectors (in, notin, exists, !exists)', async () => {
-      await ctx.store.create(ProbeType, probe('red', { size: 1 }, { labels: { color: 'red' } }));
-      await ctx.store.create(ProbeType, probe('blue', { size: 1 }, { labels: { color: 'blue' } }));
-      await ctx.store.create(ProbeType, probe('plain'));
-      const names = async (selector: string): Promise<string[]> =>
-        (
-          await ctx.store.list(ProbeType, { namespace: ctx.ns, labelSelector: runSelector(selector) })
-        ).items.map((p) => p.metadata.name);
+      await createColoredProbes();
       expect(await names('color in (red, green)')).toEqual([n('red')]);
       expect(await names('color notin (red)')).toEqual([n('blue'), n('plain')]);
       expect(await names('color')).toEqual([n('blue'), n('red')]);
