@@ -59,8 +59,6 @@ export default tseslint.config(
       '@typescript-eslint/unbound-method': 'off',
     },
   },
-  // Test files may run long (a describe per behaviour); bench/ keeps the 400-line limit above.
-  { files: ['test/**'], rules: { 'max-lines': 'off' } },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   prettier,
 );

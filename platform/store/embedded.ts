@@ -68,7 +68,7 @@ function highestVersion(loaded: readonly IndexedObject[]): number {
 /**
  * The resource store on one machine, without a cluster: every object in memory, each persisted as a
  * JSON file (atomically, before the write is acknowledged) under `<dir>/objects`, with the semantics
- * of the Kubernetes API (see ResourceStore and test/contracts/store.contract.ts).
+ * of the Kubernetes API (see ResourceStore and test/contracts/store/).
  *
  * Writes go through one queue. Watch callbacks are called from a later macrotask, in order, never from
  * inside a store call. One process at a time may open a data directory (`<dir>/LOCK`).

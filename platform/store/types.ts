@@ -62,7 +62,7 @@ export interface StatusWriteOptions {
 
 /**
  * The resource store: what the API server and the operator share. Two implementations (Kubernetes,
- * embedded) pass the same conformance suite (test/contracts/store.contract.ts).
+ * embedded) pass the same conformance suite (test/contracts/store/).
  *
  * Semantics follow the Kubernetes API: a write that changes something returns the stored object
  * with a new resourceVersion, and one that changes nothing keeps the old version and emits no watch

@@ -1,7 +1,7 @@
 // The resource-store conformance suite, unchanged, against the real kube-apiserver of the test
 // cluster: the Kubernetes store must behave exactly as the embedded one does.
 import { afterAll } from '@jest/globals';
-import { describeStoreContract } from '../contracts/store.contract.js';
+import { describeStoreContract } from '../contracts/store/contract.js';
 import { clusterStore, createTestNamespace } from './support.js';
 
 let namespace: Promise<string> | undefined;

@@ -1,10 +1,10 @@
 // What the operator cluster tests share: an operator started in-process on a real kube-apiserver,
-import { randomBytes } from 'node:crypto';
-import { ExecutorCatalog } from '../../platform/executor-catalog.js';
-import { InstallationKey } from '../../platform/installation-key.js';
 // seen through a scope so that it reconciles only its own test's namespaces (the cluster is shared
 // by every test file, some of which drive runtimes by hand on AgentComputers of their own), the
 // PersistentVolumes the cluster's missing provisioner would make, and polling helpers.
+import { randomBytes } from 'node:crypto';
+import { ExecutorCatalog } from '../../platform/executor-catalog.js';
+import { InstallationKey } from '../../platform/installation-key.js';
 import { expect } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
@@ -17,13 +17,7 @@ import {
   OrganizationType,
   SecretType,
 } from '../../crds/index.js';
-import type {
-  AgentComputer,
-  AgentComputerSpec,
-  KubeObject,
-  ResourceType,
-  Runtime,
-} from '../../crds/index.js';
+import type { AgentComputer, AgentComputerSpec, ResourceType, Runtime } from '../../crds/index.js';
 import type { LeaderElectionConfig } from '../../operator/controller/index.js';
 import { startOperator } from '../../operator/operator.js';
 import type { RunningOperator } from '../../operator/operator.js';
@@ -40,20 +34,16 @@ import type { WorkloadRuntime } from '../../operator/runtimes/types.js';
 import { createLogger } from '../../platform/log.js';
 import type { LevelWithSilent } from 'pino';
 import { isStoreError } from '../../platform/store/types.js';
-import type {
-  DeleteOptions,
-  ListOptions,
-  ListResult,
-  ResourceStore,
-  StatusWriteOptions,
-  Watch,
-  WatchEvent,
-  WatchOptions,
-} from '../../platform/store/types.js';
+import type { ResourceStore } from '../../platform/store/types.js';
 import { CONTROL_NAMESPACE, call } from '../support/api-server.js';
 import type { TestApi } from '../support/api-server.js';
 import { clusterStore, eventually } from './support.js';
 import { PersistentVolumeType } from './kube-test-types.js';
+import { ScopedStore } from './scoped-store.js';
+import type { OperatorScope } from './scoped-store.js';
+
+export { ScopedStore } from './scoped-store.js';
+export type { OperatorScope } from './scoped-store.js';
 
 export const POD_IMAGE = 'registry.invalid/agentry-runner:test';
 export const VM_IMAGE = 'quay.io/containerdisks/agentry-runner:test';
@@ -61,91 +51,6 @@ export const VM_STORAGE_CLASS = 'fast-ssd';
 /** Small pods, so fifty fit on the two fake nodes next to other tests' workloads. */
 export const POD_DEFAULTS = { cpu: '100m', memory: '128Mi', disk: '1Gi' };
 export const VM_DEFAULTS = { cpu: '1', memory: '2Gi', disk: '20Gi' };
-
-/** What an operator under test may see: namespaced objects in `namespaces`, these Organizations. */
-export interface OperatorScope {
-  namespaces: ReadonlySet<string>;
-  organizations: ReadonlySet<string>;
-}
-
-/**
- * A store whose lists and watches show only the objects in a scope, as an operator deployed for
- * those namespaces would see; reads by name and writes pass through. It records every write but
- * those to Leases (leader election), so a test can tell which operator acted.
- */
-export class ScopedStore implements ResourceStore {
-  /** `verb Kind namespace/name` of each write made through this store, Leases excepted. */
-  readonly writes: string[] = [];
-
-  constructor(
-    private readonly inner: ResourceStore,
-    private readonly scope: OperatorScope,
-  ) {}
-
-  get<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string) {
-    return this.inner.get(type, namespace, name);
-  }
-
-  async list<T extends KubeObject>(type: ResourceType<T>, options?: ListOptions): Promise<ListResult<T>> {
-    const result = await this.inner.list(type, options);
-    return { ...result, items: result.items.filter((object) => this.inScope(type, object)) };
-  }
-
-  watch<T extends KubeObject>(
-    type: ResourceType<T>,
-    options: WatchOptions,
-    onEvent: (event: WatchEvent<T>) => void,
-  ): Promise<Watch> {
-    return this.inner.watch(type, options, (event) => {
-      if (event.type === 'BOOKMARK' || this.inScope(type, event.object)) onEvent(event);
-    });
-  }
-
-  create<T extends KubeObject>(type: ResourceType<T>, object: T): Promise<T> {
-    this.record('create', type, object.metadata.namespace, object.metadata.name);
-    return this.inner.create(type, object);
-  }
-
-  replace<T extends KubeObject>(type: ResourceType<T>, object: T): Promise<T> {
-    this.record('replace', type, object.metadata.namespace, object.metadata.name);
-    return this.inner.replace(type, object);
-  }
-
-  replaceStatus<T extends KubeObject>(
-    type: ResourceType<T>,
-    object: T,
-    options?: StatusWriteOptions,
-  ): Promise<T> {
-    this.record('replaceStatus', type, object.metadata.namespace, object.metadata.name);
-    return this.inner.replaceStatus(type, object, options);
-  }
-
-  delete<T extends KubeObject>(
-    type: ResourceType<T>,
-    namespace: string | undefined,
-    name: string,
-    options?: DeleteOptions,
-  ): Promise<T | undefined> {
-    this.record('delete', type, namespace, name);
-    return this.inner.delete(type, namespace, name, options);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-
-  private inScope(type: ResourceType, object: KubeObject): boolean {
-    const { namespace, name } = object.metadata;
-    if (type.namespaced) return this.scope.namespaces.has(namespace ?? '');
-    if (type.kind === OrganizationType.kind) return this.scope.organizations.has(name);
-    if (type.kind === NamespaceType.kind) return this.scope.namespaces.has(name);
-    return true;
-  }
-
-  private record(verb: string, type: ResourceType, namespace: string | undefined, name: string): void {
-    if (type.kind !== 'Lease') this.writes.push(`${verb} ${type.kind} ${namespace ?? ''}/${name}`);
-  }
-}
 
 export interface TestOperator {
   operator: RunningOperator;

@@ -3,10 +3,11 @@ import { z } from 'zod';
 import { TaskListItemSchema, TaskRecordSchema } from '../../../api/task/present.js';
 import type { TaskRecord } from '../../../api/task/present.js';
 import { CreatedTaskSchema } from '../../../api/task/schemas.js';
-import { OrganizationType, TaskType } from '../../../crds/index.js';
+import { AgentComputerType, OrganizationType, TaskType } from '../../../crds/index.js';
 import type { OrganizationSpec, PromptStatusEntry, Task } from '../../../crds/index.js';
 import type { ResourceStore } from '../../../platform/store/types.js';
-import { call, eventually } from '../../support/api-server.js';
+import { AgentComputerRecordSchema } from '../../../api/agent-computer/present.js';
+import { call, eventually, startTestApi } from '../../support/api-server.js';
 import type { TestApi } from '../../support/api-server.js';
 
 /** Helpers shared by the task API tests (not a test file itself). */
@@ -132,3 +133,26 @@ export function interceptingStore(
 }
 
 export const ISO_MILLIS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** One API for a test file: keys of two acme users and one of globex, acme's limits raised. */
+export async function startTasksApi(): Promise<{ api: TestApi; alice: string; bob: string; globex: string }> {
+  const api = await startTestApi();
+  const alice = await api.key({ org: 'acme', user: 'alice' });
+  const bob = await api.key({ org: 'acme', user: 'bob' });
+  const globex = await api.key({ org: 'globex', user: 'gina' });
+  // Many tests make tasks (and so workspaces) in acme; the limits have their own tests.
+  await configureOrganization(api, 'acme', (spec) => ({
+    ...spec,
+    limits: { ...spec.limits, agentComputers: 1000, concurrentTasks: 1000 },
+  }));
+  return { api, alice, bob, globex };
+}
+
+export const workspacesOf = async (api: TestApi, org: string) =>
+  (await api.store.list(AgentComputerType, { namespace: namespaceOf(org) })).items;
+
+export async function createWorkspace(api: TestApi, key: string): Promise<string> {
+  const res = await call(api, '/v1/agent-computers', { key, method: 'POST', body: { name: 'box' } });
+  expect(res.status).toBe(201);
+  return AgentComputerRecordSchema.parse(await res.json()).id;
+}
