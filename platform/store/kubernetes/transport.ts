@@ -35,7 +35,7 @@ export interface KubeTransport {
    * the stream, and iterating them throws when the connection fails or the signal aborts it.
    */
   stream(request: KubeRequest, signal: AbortSignal): Promise<KubeStream>;
-  /** Releases pooled connections, if the transport keeps any. */
+  /** Closes the connections the transport keeps (pooled, and those of open watches). */
   close?(): void;
 }
 
