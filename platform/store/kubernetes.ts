@@ -9,6 +9,7 @@ import {
   describeObject,
   objectPath,
 } from './kubernetes/paths.js';
+import { DEFAULT_MAX_CONNECTIONS } from './kubernetes/connection-pools.js';
 import { KubeConfigTransport } from './kubernetes/transport.js';
 import type { KubeRequest, KubeResponse, KubeTransport } from './kubernetes/transport.js';
 import { openWatch } from './kubernetes/watch.js';
@@ -36,6 +37,11 @@ export interface KubernetesStoreOptions {
    * Unavailable and the caller resumes). Default: the server's own limit, 30 to 60 minutes.
    */
   watchTimeoutSeconds?: number;
+  /**
+   * Connections kept alive for requests other than watches, at most, at once (more requests queue);
+   * default 32. Each watch has a connection of its own besides.
+   */
+  maxConnections?: number;
   /** Objects per page when listing; default 500. */
   listPageSize?: number;
   /** Attempts of an unconditional replaceStatus that keeps meeting conflicts; default 5. */
@@ -65,8 +71,11 @@ export class KubernetesStore implements ResourceStore {
     if (kubeConfig.getCurrentCluster() === null) {
       throw new StoreError('Invalid', 'the kubeconfig has no current context with a cluster');
     }
-    const timeout = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
-    return new KubernetesStore(new KubeConfigTransport(kubeConfig, timeout), options);
+    const transport = new KubeConfigTransport(kubeConfig, {
+      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
+      maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    });
+    return new KubernetesStore(transport, options);
   }
 
   /** A store from $KUBECONFIG, ~/.kube/config, or the in-cluster service account. */

@@ -3,7 +3,9 @@ import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { Cluster, KubeConfig } from '@kubernetes/client-node';
+import { ConnectionPools } from './connection-pools.js';
+import type { ConnectionUse } from './connection-pools.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -33,7 +35,7 @@ export interface KubeTransport {
    * the stream, and iterating them throws when the connection fails or the signal aborts it.
    */
   stream(request: KubeRequest, signal: AbortSignal): Promise<KubeStream>;
-  /** Releases pooled connections, if the transport keeps any. */
+  /** Closes the connections the transport keeps (pooled, and those of open watches). */
   close?(): void;
 }
 
@@ -92,77 +94,68 @@ function headerRecord(headers: https.RequestOptions['headers']): OutgoingHttpHea
 }
 
 interface SendOptions {
+  use: ConnectionUse;
   signal?: AbortSignal;
   timeoutMs?: number;
-  keepAlive?: boolean;
-  /** Use the transport's pool of kept-alive connections (short requests, not watches). */
-  pooled?: boolean;
+  /** TCP keep-alive probes, so that a silent watch on a dead connection fails instead of hanging. */
+  probeIdle?: boolean;
+}
+
+export interface KubeConfigTransportOptions {
+  /** How long a request other than a watch may go without an answer. */
+  requestTimeoutMs: number;
+  /** Connections for requests other than watches, at most, at once. */
+  maxConnections: number;
 }
 
 /**
  * Talks to the API server of a kubeconfig's current context with Node's http(s) client; the
  * kubeconfig supplies TLS (CA, client certificate), the Authorization header (token, exec or auth
- * provider, refreshed per request), basic auth, impersonation and proxies.
+ * provider, refreshed per request), basic auth, impersonation and proxies. Requests reuse kept-alive
+ * connections: a TLS handshake per request cost a first reconcile ~27%.
  */
 export class KubeConfigTransport implements KubeTransport {
-  /** Reused connections for short requests: a TLS handshake per request cost a reconcile ~27%. */
-  private pool: http.Agent | undefined;
+  private readonly pools: ConnectionPools;
 
   constructor(
     private readonly kubeConfig: KubeConfig,
-    private readonly timeoutMs: number,
-  ) {}
+    private readonly options: KubeConfigTransportOptions,
+  ) {
+    this.pools = new ConnectionPools(options.maxConnections);
+  }
 
   async request(request: KubeRequest): Promise<KubeResponse> {
-    const response = await this.send(request, { timeoutMs: this.timeoutMs, pooled: true });
+    const response = await this.send(request, { use: 'request', timeoutMs: this.options.requestTimeoutMs });
     return { status: response.statusCode ?? 0, body: await readBody(response) };
   }
 
   async stream(request: KubeRequest, signal: AbortSignal): Promise<KubeStream> {
-    const response = await this.send(request, { signal, keepAlive: true });
+    const response = await this.send(request, { use: 'watch', signal, probeIdle: true });
     if (response.statusCode === 200) return { ok: true, lines: splitLines(response) };
     return { ok: false, response: { status: response.statusCode ?? 0, body: await readBody(response) } };
   }
 
-  private url(request: KubeRequest): URL {
+  private cluster(): Cluster {
     const cluster = this.kubeConfig.getCurrentCluster();
     if (cluster === null) throw new Error('the kubeconfig has no current cluster');
+    return cluster;
+  }
+
+  private url(cluster: Cluster, request: KubeRequest): URL {
     const url = new URL(`${cluster.server.replace(/\/+$/, '')}${request.path}`);
     if (request.query !== undefined) url.search = request.query.toString();
     return url;
   }
 
-  /**
-   * One keep-alive agent with the kubeconfig's TLS material (CA, client certificate). Tokens travel
-   * in headers per request, so exec and auth-provider credentials still refresh.
-   */
-  private pooledAgent(url: URL, tls: https.RequestOptions): http.Agent {
-    if (this.pool !== undefined) return this.pool;
-    const common = { keepAlive: true, maxSockets: 32, maxFreeSockets: 8 };
-    this.pool =
-      url.protocol === 'http:'
-        ? new http.Agent(common)
-        : new https.Agent({
-            ...common,
-            ca: tls.ca,
-            cert: tls.cert,
-            key: tls.key,
-            pfx: tls.pfx,
-            passphrase: tls.passphrase,
-            rejectUnauthorized: tls.rejectUnauthorized,
-            servername: tls.servername,
-          });
-    return this.pool;
-  }
-
-  /** Closes pooled connections (KubernetesStore.close calls it). */
+  /** Closes every connection, pooled or streaming (KubernetesStore.close calls it). */
   close(): void {
-    this.pool?.destroy();
-    this.pool = undefined;
+    this.pools.close();
   }
 
   private async send(request: KubeRequest, options: SendOptions): Promise<IncomingMessage> {
-    const url = this.url(request);
+    const cluster = this.cluster();
+    const url = this.url(cluster, request);
+    // Per request, as client-node does: tokens and exec credentials refresh, certificate files are re-read.
     const tls: https.RequestOptions = {};
     await this.kubeConfig.applyToHTTPSOptions(tls);
     const body = request.body === undefined ? undefined : JSON.stringify(request.body);
@@ -176,18 +169,18 @@ export class KubeConfigTransport implements KubeTransport {
       method: request.method,
       headers,
       signal: options.signal,
-      // Watches keep their own connection; a proxy's agent from the kubeconfig is left alone.
-      ...(options.pooled === true && tls.agent === undefined ? { agent: this.pooledAgent(url, tls) } : {}),
+      // client-node's agent (new per call, so never reused) is replaced, unless it is a proxy's.
+      ...(cluster.proxyUrl === undefined ? { agent: this.pools.agent(url.protocol, options.use) } : {}),
     };
     return new Promise((resolve, reject) => {
       const send = url.protocol === 'http:' ? http.request : https.request;
       const outgoing = send(url, requestOptions, resolve);
       outgoing.on('error', reject);
-      const { timeoutMs, keepAlive } = options;
+      const { timeoutMs, probeIdle } = options;
       if (timeoutMs !== undefined) {
         outgoing.setTimeout(timeoutMs, () => outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`)));
       }
-      if (keepAlive === true) outgoing.on('socket', (socket) => socket.setKeepAlive(true, KEEPALIVE_MS));
+      if (probeIdle === true) outgoing.on('socket', (socket) => socket.setKeepAlive(true, KEEPALIVE_MS));
       outgoing.end(body);
     });
   }
