@@ -11,6 +11,7 @@ export interface CacheIndex<T extends KubeObject> {
 }
 
 type CachedObject<T> = (namespace: string | undefined, name: string) => T | undefined;
+type ObjectRef = { namespace: string | undefined; name: string };
 
 const objectKey = (namespace: string | undefined, name: string): string => `${namespace ?? ''}/${name}`;
 // A namespace never holds a NUL, so one namespace's bucket never answers for another's.
@@ -23,7 +24,7 @@ const bucketKey = (namespace: string | undefined, value: string): string => `${n
  * `observe`d writes included) and drops any whose value no longer matches.
  */
 export class ValueIndex<T extends KubeObject> implements CacheIndex<T> {
-  private readonly buckets = new Map<string, Map<string, { namespace: string | undefined; name: string }>>();
+  private readonly buckets = new Map<string, Map<string, ObjectRef>>();
   private readonly bucketOf = new Map<string, string>();
 
   constructor(
@@ -44,7 +45,7 @@ export class ValueIndex<T extends KubeObject> implements CacheIndex<T> {
       return;
     }
     this.bucketOf.set(key, next);
-    const bucket = this.buckets.get(next) ?? new Map();
+    const bucket = this.buckets.get(next) ?? new Map<string, ObjectRef>();
     bucket.set(key, { namespace, name });
     this.buckets.set(next, bucket);
   }
