@@ -19,30 +19,15 @@ import type { Runtime } from '../../crds/index.js';
 import { agentComputerStatus } from '../../api/agent-computer/present.js';
 import { addAgentComputerController } from '../../operator/agent-computer/controller.js';
 import { ControllerManager } from '../../operator/controller/manager.js';
-import type { WorkloadObservation, WorkloadRuntime } from '../../operator/runtimes/types.js';
+import type { WorkloadRuntime } from '../../operator/runtimes/types.js';
 import { InstallationKey } from '../../platform/installation-key.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
+import { readyRuntime } from '../support/ready-runtime.js';
 import { until } from '../support/until.js';
 
 const WORKSPACES = 20;
 const NAMESPACE = 'agentry-org-acme';
-
-/** A runtime whose workloads are ready at once: the reconciles under test do nothing else. */
-const readyRuntime: WorkloadRuntime = {
-  name: 'process',
-  apply: (object): Promise<WorkloadObservation> =>
-    Promise.resolve({
-      provisioned: true,
-      running: true,
-      ready: true,
-      sandboxId: object.metadata.name,
-      endpoint: 'http://127.0.0.1:1',
-      reason: 'RunnerReady',
-      message: 'ready',
-    }),
-  remove: () => Promise.resolve(),
-};
 
 let dir: string;
 let store: EmbeddedStore;
