@@ -3,19 +3,13 @@
 // operator restart; the cold pass is timed from its start until every one is `ready`. Workloads
 // are ready at once (test/support/ready-runtime.ts): what is measured is the reconciles' reads and
 // writes, where listing every Task of the namespace per reconcile was quadratic.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { agentComputerStatus } from '../../api/agent-computer/present.js';
-import {
-  AgentComputerSpecSchema,
-  AgentComputerType,
-  TaskSpecSchema,
-  TaskType,
-  apiVersionOf,
-} from '../../crds/index.js';
+import { AgentComputerType, TaskType } from '../../crds/index.js';
 import type { Runtime } from '../../crds/index.js';
 import { addAgentComputerController } from '../../operator/agent-computer/controller.js';
 import { ControllerManager } from '../../operator/controller/manager.js';
@@ -24,6 +18,7 @@ import { InstallationKey } from '../../platform/installation-key.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import { readyRuntime } from '../../test/support/ready-runtime.js';
+import { agentComputerObject, taskObject } from '../../test/support/workspace-objects.js';
 import { indices, pool } from '../support/pool.js';
 import { CONCURRENCY, N, TASKS } from './config.js';
 import { mib } from './memory.js';
@@ -34,26 +29,10 @@ const workspace = (i: number): string => `ac-${i}`;
 
 async function fill(store: EmbeddedStore): Promise<void> {
   await pool(indices(N), CONCURRENCY, (i) =>
-    store.create(AgentComputerType, {
-      apiVersion: apiVersionOf(AgentComputerType),
-      kind: AgentComputerType.kind,
-      metadata: { name: workspace(i), namespace: NAMESPACE },
-      spec: AgentComputerSpecSchema.parse({ runtime: 'process', idleTimeout: '15m' }),
-    }),
+    store.create(AgentComputerType, agentComputerObject(NAMESPACE, workspace(i))),
   );
   await pool(indices(TASKS), CONCURRENCY, (i) =>
-    store.create(TaskType, {
-      apiVersion: apiVersionOf(TaskType),
-      kind: TaskType.kind,
-      metadata: { name: `task-${i}`, namespace: NAMESPACE },
-      spec: TaskSpecSchema.parse({
-        workspace: workspace(i % N),
-        executor: 'shell',
-        title: `task ${i}`,
-        owner: 'bench',
-        prompts: [{ id: randomUUID(), text: 'x', submittedAt: new Date().toISOString() }],
-      }),
-    }),
+    store.create(TaskType, taskObject(NAMESPACE, `task-${i}`, workspace(i % N))),
   );
 }
 

@@ -2,19 +2,13 @@
 // (quadratic over many workspaces: 1,000 workspaces + 1,000 tasks took a minute a pass). It now
 // looks its Tasks up in the Task cache's index by workspace.
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
-import {
-  AgentComputerSpecSchema,
-  AgentComputerType,
-  TaskSpecSchema,
-  TaskType,
-  apiVersionOf,
-} from '../../crds/index.js';
+import { AgentComputerType, TaskType } from '../../crds/index.js';
 import type { Runtime } from '../../crds/index.js';
 import { agentComputerStatus } from '../../api/agent-computer/present.js';
 import { addAgentComputerController } from '../../operator/agent-computer/controller.js';
@@ -25,6 +19,7 @@ import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import { readyRuntime } from '../support/ready-runtime.js';
 import { until } from '../support/until.js';
+import { agentComputerObject, taskObject } from '../support/workspace-objects.js';
 
 const WORKSPACES = 20;
 const NAMESPACE = 'agentry-org-acme';
@@ -57,24 +52,8 @@ afterEach(async () => {
 const names = Array.from({ length: WORKSPACES }, (_, i) => `box-${i}`);
 
 async function createWorkspaceWithTask(name: string, idleTimeout = '15m'): Promise<void> {
-  await store.create(AgentComputerType, {
-    apiVersion: apiVersionOf(AgentComputerType),
-    kind: AgentComputerType.kind,
-    metadata: { name, namespace: NAMESPACE },
-    spec: AgentComputerSpecSchema.parse({ runtime: 'process', idleTimeout }),
-  });
-  await store.create(TaskType, {
-    apiVersion: apiVersionOf(TaskType),
-    kind: TaskType.kind,
-    metadata: { name: `task-on-${name}`, namespace: NAMESPACE },
-    spec: TaskSpecSchema.parse({
-      workspace: name,
-      executor: 'shell',
-      title: name,
-      owner: 'u',
-      prompts: [{ id: randomUUID(), text: 'x', submittedAt: new Date().toISOString() }],
-    }),
-  });
+  await store.create(AgentComputerType, agentComputerObject(NAMESPACE, name, idleTimeout));
+  await store.create(TaskType, taskObject(NAMESPACE, `task-on-${name}`, name));
 }
 
 const readAgentComputer = async (name: string) => {

@@ -1,11 +1,10 @@
 // The Task cache's index by workspace (operator/controller/cache-index.ts), over a real embedded
 // store: kept by watch events, one namespace never answering for another.
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TaskSpecSchema, TaskType, apiVersionOf } from '../../crds/index.js';
+import { TaskType } from '../../crds/index.js';
 import type { Task } from '../../crds/index.js';
 import { TASKS_BY_WORKSPACE } from '../../operator/agent-computer/controller.js';
 import type { CacheIndex } from '../../operator/controller/cache-index.js';
@@ -13,24 +12,12 @@ import { SharedInformers } from '../../operator/controller/caches.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import { until } from '../support/until.js';
+import { taskObject as task } from '../support/workspace-objects.js';
 
 let dir: string;
 let store: EmbeddedStore;
 let informers: SharedInformers;
 let index: CacheIndex<Task>;
-
-const task = (namespace: string, name: string, workspace: string): Task => ({
-  apiVersion: apiVersionOf(TaskType),
-  kind: TaskType.kind,
-  metadata: { name, namespace },
-  spec: TaskSpecSchema.parse({
-    workspace,
-    executor: 'shell',
-    title: name,
-    owner: 'u',
-    prompts: [{ id: randomUUID(), text: 'x', submittedAt: new Date().toISOString() }],
-  }),
-});
 
 const namesOn = (namespace: string, workspace: string): string[] =>
   index
