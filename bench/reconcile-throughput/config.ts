@@ -2,6 +2,10 @@
 
 export const N = Number(process.env.BENCH_N ?? 500);
 export const WORKERS = (process.env.BENCH_WORKERS ?? '4').split(',').map((w) => Number(w.trim()));
+/** kwok (default): a KWOK cluster, baseline Pods vs AgentComputers; embedded: see embedded.ts. */
+export const STORE = process.env.BENCH_STORE === 'embedded' ? 'embedded' : 'kwok';
+/** Tasks spread over the AgentComputers, embedded mode only (default N). */
+export const TASKS = Number(process.env.BENCH_TASKS ?? N);
 export const KEEPALIVE = process.env.BENCH_KEEPALIVE === '1';
 export const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 export const ORDER = process.env.BENCH_ORDER === 'measured-first' ? 'measured-first' : 'baseline-first';

@@ -18,6 +18,9 @@
 //      BENCH_CONCURRENCY     creates in flight, on both sides (default 16)
 //      BENCH_ORDER           baseline-first (default) or measured-first
 //      BENCH_STALL_MS        fail when no more become ready for this long (default 120000)
+//      BENCH_STORE           kwok (default) or embedded: no cluster, the agentcomputer controller
+//                            alone over the embedded store, a cold pass (embedded.ts)
+//      BENCH_TASKS           embedded only: Tasks spread over the AgentComputers (default BENCH_N)
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { KubernetesStore } from '../../platform/store/kubernetes.js';
@@ -25,7 +28,8 @@ import { startCluster } from '../../test/cluster/harness/cluster.js';
 import { spawnLines } from '../support/child.js';
 import { runBaseline } from './baseline.js';
 import { addNodes, addServiceRange } from './cluster-setup.js';
-import { KEEPALIVE, N, ORDER, WORKERS } from './config.js';
+import { KEEPALIVE, N, ORDER, STORE, WORKERS } from './config.js';
+import { runEmbedded } from './embedded.js';
 import { BenchKubeConfig } from './kube-config.js';
 import { runMeasured } from './measured.js';
 import type { MeasuredResult } from './measured.js';
@@ -135,7 +139,9 @@ async function runEach(workerCounts: number[]): Promise<void> {
   }
 }
 
-if (WORKERS.length > 1) {
+if (STORE === 'embedded') {
+  for (const workers of WORKERS) await runEmbedded(workers);
+} else if (WORKERS.length > 1) {
   await runEach(WORKERS);
 } else {
   const result = await runOnce(WORKERS[0] ?? 4);

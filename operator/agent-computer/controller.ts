@@ -6,7 +6,10 @@ import { workloadOwnedTypes } from '../runtimes/owned-types.js';
 import { AgentComputerReconciler } from './reconciler.js';
 import type { AgentComputerReconcilerOptions } from './reconciler.js';
 
-export type AgentComputerControllerDeps = ReconcilerControllerDeps<AgentComputerReconcilerOptions>;
+export type AgentComputerControllerDeps = ReconcilerControllerDeps<AgentComputerReconcilerOptions, 'tasksOf'>;
+
+/** The name of the Task cache's index by workspace, shared with any controller asking for it. */
+export const TASKS_BY_WORKSPACE = 'workspace';
 
 /**
  * The `agentcomputer` controller, woken by its agent computers, their workloads' objects and their
@@ -16,8 +19,9 @@ export type AgentComputerControllerDeps = ReconcilerControllerDeps<AgentComputer
 export const addAgentComputerController: AddController<AgentComputerControllerDeps, AgentComputer> = (
   manager,
   deps,
-) =>
-  withNothingToClose(
+) => {
+  const tasksByWorkspace = manager.index(TaskType, TASKS_BY_WORKSPACE, (task: Task) => task.spec.workspace);
+  return withNothingToClose(
     manager.add({
       name: 'agentcomputer',
       for: AgentComputerType,
@@ -30,6 +34,7 @@ export const addAgentComputerController: AddController<AgentComputerControllerDe
       ],
       reconciler: new AgentComputerReconciler({
         store: deps.store,
+        tasksOf: (namespace, workspace) => tasksByWorkspace.list(namespace, workspace),
         events: deps.events,
         logger: deps.logger.child({ controller: 'agentcomputer' }),
         runtimes: deps.runtimes,
@@ -40,3 +45,4 @@ export const addAgentComputerController: AddController<AgentComputerControllerDe
       workers: deps.workers ?? 4,
     }),
   );
+};

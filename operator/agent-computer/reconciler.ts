@@ -3,7 +3,6 @@ import {
   AgentComputerType,
   HIBERNATED_BY_ANNOTATION,
   SecretType,
-  TaskType,
 } from '../../crds/index.js';
 import { isTrue } from '../../crds/conditions.js';
 import type {
@@ -11,6 +10,7 @@ import type {
   AgentComputerConditionType,
   AgentComputerStatus,
   Runtime,
+  Task,
 } from '../../crds/index.js';
 import { parseDuration } from '../../platform/duration.js';
 import type { EventRecorder } from '../../platform/events.js';
@@ -35,8 +35,13 @@ export const WORKLOAD_FINALIZER = 'agentry.dev/workload';
 /** How often a workload that is not ready yet is looked at again, besides its own watch events. */
 const NOT_READY_POLL_MS = 2_000;
 
+/** The Tasks naming one workspace, from the operator's Task cache (see tasksByWorkspace). */
+export type WorkspaceTasks = (namespace: string, workspace: string) => readonly Task[];
+
 export interface AgentComputerReconcilerOptions {
   store: ResourceStore;
+  /** Looked up per reconcile instead of listing the namespace's Tasks (quadratic over many workspaces). */
+  tasksOf: WorkspaceTasks;
   events?: EventRecorder;
   runtimes: ReadonlyMap<Runtime, WorkloadRuntime>;
   defaultRuntime: Runtime;
@@ -74,8 +79,8 @@ export class AgentComputerReconciler implements Reconciler {
       return undefined;
     }
     const current = await this.ensureFinalizer(ac);
-    const tasks = await store.list(TaskType, { namespace: ac.metadata.namespace ?? '' });
-    const activity = workspaceActivity(tasks.items, ac.metadata.name);
+    const tasks = this.options.tasksOf(ac.metadata.namespace ?? '', ac.metadata.name);
+    const activity = workspaceActivity(tasks, ac.metadata.name);
     if (await this.hibernateIfIdle(current, activity)) return undefined; // the spec change wakes us again
     let observation: WorkloadObservation | undefined;
     let failure: string | undefined;

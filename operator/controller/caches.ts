@@ -1,6 +1,8 @@
 import { apiVersionOf } from '../../crds/resource.js';
 import type { KubeObject, ResourceType } from '../../crds/resource.js';
 import { Informer } from '../../platform/store/informer.js';
+import { ValueIndex } from './cache-index.js';
+import type { CacheIndex } from './cache-index.js';
 import type { InformerEvent } from '../../platform/store/informer.js';
 import type { Logger } from '../../platform/log.js';
 import type { ResourceStore } from '../../platform/store/types.js';
@@ -27,6 +29,7 @@ interface Entry<T extends KubeObject> {
   type: ResourceType<T>;
   informer: Informer<T>;
   handlers: Handler<T>[];
+  indexes: Map<string, ValueIndex<T>>;
 }
 
 const typeKey = (type: ResourceType): string => `${apiVersionOf(type)}/${type.kind}`;
@@ -48,6 +51,31 @@ export class SharedInformers implements Caches {
   register<T extends KubeObject>(type: ResourceType<T>, handler?: Handler<T>): void {
     const entry = this.entry(type) ?? this.create(type);
     if (handler !== undefined) entry.handlers.push(handler);
+  }
+
+  /**
+   * An index of `type`'s cache by `valueOf` (undefined: not indexed), named so that controllers
+   * asking for the same one share it; before `start`, so that the start's list fills it.
+   */
+  index<T extends KubeObject>(
+    type: ResourceType<T>,
+    name: string,
+    valueOf: (object: T) => string | undefined,
+  ): CacheIndex<T> {
+    if (this.started)
+      throw new Error(`cannot add the ${name} index of ${type.kind} after the caches started`);
+    const entry = this.entry(type) ?? this.create(type);
+    const known = entry.indexes.get(name);
+    if (known !== undefined) return known;
+    const index = new ValueIndex(valueOf, (namespace, objectName) =>
+      entry.informer.get(namespace, objectName),
+    );
+    entry.indexes.set(name, index);
+    // First, so that every handler after it (a controller's enqueue) finds it current.
+    entry.handlers.unshift((event) => {
+      index.apply(event);
+    });
+    return index;
   }
 
   /** Lists every type and starts watching; resolves once all caches hold the listed state. */
@@ -87,7 +115,7 @@ export class SharedInformers implements Caches {
         for (const handler of handlers) this.dispatch(type, handler, event);
       },
     });
-    const entry: Entry<T> = { type, informer, handlers };
+    const entry: Entry<T> = { type, informer, handlers, indexes: new Map() };
     // Entry<T> is not assignable to Entry<KubeObject> (handlers are contravariant); `entry()` below
     // only hands it back for this very type descriptor.
     this.entries.set(typeKey(type), entry as unknown as Entry<KubeObject>);

@@ -4,6 +4,7 @@ import type { Logger } from '../../platform/log.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import { SharedInformers } from './caches.js';
 import type { Caches } from './caches.js';
+import type { CacheIndex } from './cache-index.js';
 import { Controller } from './controller.js';
 import { LeaderElector } from './leader-election.js';
 import type { LeaderElectionConfig } from './leader-election.js';
@@ -107,6 +108,19 @@ export class ControllerManager {
   cache<T extends KubeObject>(type: ResourceType<T>): void {
     this.assertNew(`add a cache of ${type.kind}`);
     this.informers.register(type);
+  }
+
+  /**
+   * An index of `type`'s cache by `valueOf`, shared by name (see SharedInformers.index); before
+   * `start` only. Reconcilers look up by it instead of scanning or listing the store.
+   */
+  index<T extends KubeObject>(
+    type: ResourceType<T>,
+    name: string,
+    valueOf: (object: T) => string | undefined,
+  ): CacheIndex<T> {
+    this.assertNew(`add the ${name} index of ${type.kind}`);
+    return this.informers.index(type, name, valueOf);
   }
 
   /**
