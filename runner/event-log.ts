@@ -258,41 +258,48 @@ export class TaskEventLog {
       log.pending.push({ event, resolve, reject });
     });
     // Started a microtask later, so that appends made in the same turn share the first batch too.
-    log.flushing ??= Promise.resolve()
-      .then(() => this.flush(log))
-      .finally(() => {
-        log.flushing = undefined;
-      });
+    log.flushing ??= Promise.resolve().then(() => this.flush(log));
     return durable;
   }
 
-  /** Writes batches until none is pending: each one write + one fdatasync, then served. Never rejects. */
+  /**
+   * Writes batches until none is pending: each one write + one fdatasync, then served. Never
+   * rejects. It marks the log idle in the same synchronous step as its last look at `pending`, so
+   * an append never waits on a flush that has already decided to stop.
+   */
   private async flush(log: TaskLog): Promise<void> {
-    while (log.pending.length > 0 && !log.broken) {
-      const batch = log.pending;
+    try {
+      while (log.pending.length > 0 && !log.broken) await this.writeBatch(log);
+      // A broken log takes nothing more: what was queued behind the failed batch fails as well.
+      const refused = log.pending;
       log.pending = [];
-      try {
-        const file = log.file ?? (await this.openFile(log));
-        await file.appendFile(batch.map(({ event }) => `${JSON.stringify(event)}\n`).join(''), 'utf8');
-        await this.syncFile(file);
-      } catch (err) {
-        this.breakLog(log);
-        const failure = new Error(`cannot append to the event log ${log.path}`, { cause: err });
-        for (const waiting of batch) waiting.reject(failure);
-        break;
-      }
-      for (const { event, resolve } of batch) {
-        log.nextSeq = event.seq + 1;
-        log.events.push(event);
-        this.deliver(log, event);
-        resolve(event);
-      }
+      for (const waiting of refused)
+        waiting.reject(new Error(`the event log ${log.path} is being repaired; retry`));
+    } finally {
+      log.flushing = undefined;
     }
-    // A broken log takes nothing more: what was queued behind the failed batch fails as well.
-    const refused = log.pending;
+  }
+
+  /** Writes and syncs what is pending, then serves it; on failure breaks the log and fails the batch. */
+  private async writeBatch(log: TaskLog): Promise<void> {
+    const batch = log.pending;
     log.pending = [];
-    for (const waiting of refused)
-      waiting.reject(new Error(`the event log ${log.path} is being repaired; retry`));
+    try {
+      const file = log.file ?? (await this.openFile(log));
+      await file.appendFile(batch.map(({ event }) => `${JSON.stringify(event)}\n`).join(''), 'utf8');
+      await this.syncFile(file);
+    } catch (err) {
+      this.breakLog(log);
+      const failure = new Error(`cannot append to the event log ${log.path}`, { cause: err });
+      for (const waiting of batch) waiting.reject(failure);
+      return;
+    }
+    for (const { event, resolve } of batch) {
+      log.nextSeq = event.seq + 1;
+      log.events.push(event);
+      this.deliver(log, event);
+      resolve(event);
+    }
   }
 
   private deliver(log: TaskLog, event: TaskEvent): void {
