@@ -42,8 +42,8 @@ interface Follower {
 /** An event waiting for its batch to reach the disk, and whoever waits for it. */
 interface PendingEvent {
   event: TaskEvent;
-  resolve(event: TaskEvent): void;
-  reject(err: unknown): void;
+  resolve: (event: TaskEvent) => void;
+  reject: (err: unknown) => void;
 }
 
 /** One task's log in memory: every durable event, in seq order, and the batch on its way to disk. */

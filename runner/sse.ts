@@ -37,12 +37,12 @@ export async function streamTaskEvents(res: Response, options: StreamOptions): P
   const open = (): boolean => !res.writableEnded && !res.destroyed;
   const cursor = new StreamCursor(options.filter.after ?? -1);
   let unfollow: (() => void) | undefined;
-  let gone = false;
+  const client = { gone: false };
   const keepalive = setInterval(() => {
     if (open()) res.write(': keepalive\n\n');
   }, options.keepaliveMs);
   const cleanUp = (): void => {
-    gone = true;
+    client.gone = true;
     clearInterval(keepalive);
     unfollow?.();
   };
@@ -64,12 +64,12 @@ export async function streamTaskEvents(res: Response, options: StreamOptions): P
   };
   /** Sends from the log what arrived while paused, until the client is level with the log or full again. */
   const catchUp = async (): Promise<void> => {
-    while (cursor.paused && !gone && open()) {
+    while (cursor.paused && !client.gone && open()) {
       const page = await options.events.read(options.taskId, { ...options.filter, after: cursor.sent });
       cursor.paused = false;
       for (const event of page.events) {
         send(event);
-        if (cursor.paused) return; // the next drain goes on from here
+        if (cursor.isPaused()) return; // the next drain goes on from here
       }
       // Live events delivered during the read were skipped: read again if any came.
       cursor.paused = cursor.behind();
@@ -91,7 +91,7 @@ export async function streamTaskEvents(res: Response, options: StreamOptions): P
     return;
   }
   // The client may have left while the log was loading: stop following at once.
-  if (gone) unfollow();
+  if (client.gone) unfollow();
 }
 
 /** Where a stream is: the last seq it wrote, and the newest one it saw while paused. */
@@ -114,6 +114,11 @@ class StreamCursor {
     this.sent = event.seq;
     this.seen = Math.max(this.seen, event.seq);
     return true;
+  }
+
+  /** A method, not the field: `send` pauses the cursor behind the compiler's narrowing. */
+  isPaused(): boolean {
+    return this.paused;
   }
 
   /** Events were seen but not sent. */

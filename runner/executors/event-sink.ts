@@ -46,11 +46,14 @@ export class EventSink {
     return this.emit(this.defaultInit);
   }
 
-  private deliver(event: ExecutorEvent): Promise<void> {
-    if (this.failure !== undefined) return Promise.reject(this.failure.error);
-    return this.onEvent(event).catch((err: unknown) => {
+  /** Calls `onEvent` at once (an async function runs synchronously up to its first await). */
+  private async deliver(event: ExecutorEvent): Promise<void> {
+    if (this.failure !== undefined) throw this.failure.error;
+    try {
+      await this.onEvent(event);
+    } catch (err) {
       this.failure ??= { error: err };
       throw err;
-    });
+    }
   }
 }

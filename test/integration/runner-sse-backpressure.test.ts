@@ -44,7 +44,11 @@ beforeEach(async () => {
 
 afterEach(async () => {
   server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await new Promise<void>((resolve) => {
+    server.close(() => {
+      resolve();
+    });
+  });
   await log.close();
   await rm(stateDir, { recursive: true, force: true });
 });
@@ -71,7 +75,9 @@ const readIds = (res: IncomingMessage, last: number): Promise<number[]> =>
       for (const line of lines) if (line.startsWith('id: ')) ids.push(Number(line.slice(4)));
       if (ids.at(-1) === last) resolve(ids);
     });
-    res.on('end', () => reject(new Error(`the stream ended after ${ids.length} events`)));
+    res.on('end', () => {
+      reject(new Error(`the stream ended after ${ids.length} events`));
+    });
     res.on('error', reject);
     res.resume();
   });
