@@ -32,8 +32,9 @@ interface ParsedLines {
 }
 
 /**
- * Parses complete lines. Appends are written and fsynced one at a time, so only the last line can
- * be damaged by a crash: an unreadable last line is cut like a torn one. An unreadable line in the
+ * Parses complete lines. Batches of appends are written and fsynced one after another, each only
+ * after the previous is durable, so only the end of the file can be damaged by a crash: an
+ * unreadable last line is cut like a torn one. An unreadable line in the
  * middle (disk damage) is skipped with a warning rather than losing every event after it.
  */
 function parseLines(bytes: Buffer, complete: number, path: string, logger: Logger): ParsedLines {

@@ -16,6 +16,8 @@ export interface EventLogOptions {
    * flight is never evicted; an evicted one is read from disk again on its next use.
    */
   maxIdleTasks?: number;
+  /** Makes a written batch durable (default: fdatasync); tests count or fail it. */
+  syncFile?: (file: FileHandle) => Promise<void>;
 }
 
 export interface EventFilter {
@@ -37,13 +39,25 @@ interface Follower {
   follower: EventFollower;
 }
 
-/** One task's log in memory: every durable event, in seq order. */
+/** An event waiting for its batch to reach the disk, and whoever waits for it. */
+interface PendingEvent {
+  event: TaskEvent;
+  resolve: (event: TaskEvent) => void;
+  reject: (err: unknown) => void;
+}
+
+/** One task's log in memory: every durable event, in seq order, and the batch on its way to disk. */
 class TaskLog {
   readonly followers = new Set<Follower>();
   file: FileHandle | undefined;
-  /** Appends of this task run one at a time in this chain. */
-  tail: Promise<unknown> = Promise.resolve();
+  /** Appended but not yet written: the next batch, written with one write and one fdatasync. */
+  pending: PendingEvent[] = [];
+  /** The running flush (it writes batches until none is pending), undefined when idle. */
+  flushing: Promise<void> | undefined;
+  /** The seq after the last durable event. */
   nextSeq: number;
+  /** The seq the next append gets (ahead of nextSeq by the events pending or being written). */
+  nextAssigned: number;
   /** A write failed: the file may end in half a line, so this copy takes no more appends. */
   broken = false;
 
@@ -52,6 +66,7 @@ class TaskLog {
     readonly events: TaskEvent[],
   ) {
     this.nextSeq = (events.at(-1)?.seq ?? -1) + 1;
+    this.nextAssigned = this.nextSeq;
   }
 
   select(filter: EventFilter): TaskEvent[] {
@@ -77,6 +92,10 @@ const matches = (filter: EventFilter, event: TaskEvent): boolean =>
  * line. An event is written and fdatasynced before anyone can read it ("durable before it is
  * served"), so a client that saw seq N finds N again after any crash and seq never repeats.
  *
+ * Group commit: appends made while a write is in flight wait for it and then go to disk together,
+ * in seq order, with one write and one fdatasync; each resolves once its batch is durable. A busy
+ * task thus pays one fdatasync per batch, not per event, and an idle one still writes at once.
+ *
  * Memory: a task's events are loaded lazily on its first use and kept while it is used; at most
  * `maxIdleTasks` unused logs stay cached (least recently used evicted first).
  */
@@ -84,11 +103,13 @@ export class TaskEventLog {
   private readonly entries = new Map<string, Entry>();
   private readonly now: () => Date;
   private readonly maxIdleTasks: number;
+  private readonly syncFile: (file: FileHandle) => Promise<void>;
   private closed = false;
 
   constructor(private readonly options: EventLogOptions) {
     this.now = options.now ?? (() => new Date());
     this.maxIdleTasks = options.maxIdleTasks ?? 16;
+    this.syncFile = options.syncFile ?? ((file) => file.datasync());
   }
 
   /** Appends one event and resolves once it is on disk and delivered to followers. */
@@ -98,11 +119,7 @@ export class TaskEventLog {
     eventType: EventType,
     payload: Record<string, unknown>,
   ): Promise<TaskEvent> {
-    return this.using(taskId, (log) => {
-      const written = log.tail.then(() => this.write(log, promptId, eventType, payload));
-      log.tail = written.catch(() => undefined); // a failed append must not block the next one
-      return written;
-    });
+    return this.using(taskId, (log) => this.enqueue(log, promptId, eventType, payload));
   }
 
   /** Events after `filter.after` (of one prompt when given) and the task's last seq. */
@@ -151,7 +168,7 @@ export class TaskEventLog {
     for (const result of logs) {
       if (result.status !== 'fulfilled') continue;
       const log = result.value;
-      await log.tail;
+      while (log.flushing !== undefined) await log.flushing;
       for (const { follower } of [...log.followers]) follower.onEnd();
       log.followers.clear();
       await log.file?.close();
@@ -221,32 +238,68 @@ export class TaskEventLog {
     }
   }
 
-  private async write(
+  /** Gives the event its seq and queues it for the next batch; resolves once that batch is durable. */
+  private enqueue(
     log: TaskLog,
     promptId: string,
     eventType: EventType,
     payload: Record<string, unknown>,
   ): Promise<TaskEvent> {
+    if (log.broken) throw new Error(`the event log ${log.path} is being repaired; retry`);
     const event: TaskEvent = {
-      seq: log.nextSeq,
+      seq: log.nextAssigned,
       timestamp: this.now().toISOString(),
       promptId,
       eventType,
       payload,
     };
-    if (log.broken) throw new Error(`the event log ${log.path} is being repaired; retry`);
+    log.nextAssigned += 1;
+    const durable = new Promise<TaskEvent>((resolve, reject) => {
+      log.pending.push({ event, resolve, reject });
+    });
+    // Started a microtask later, so that appends made in the same turn share the first batch too.
+    log.flushing ??= Promise.resolve().then(() => this.flush(log));
+    return durable;
+  }
+
+  /**
+   * Writes batches until none is pending: each one write + one fdatasync, then served. Never
+   * rejects. It marks the log idle in the same synchronous step as its last look at `pending`, so
+   * an append never waits on a flush that has already decided to stop.
+   */
+  private async flush(log: TaskLog): Promise<void> {
+    try {
+      while (log.pending.length > 0 && !log.broken) await this.writeBatch(log);
+      // A broken log takes nothing more: what was queued behind the failed batch fails as well.
+      const refused = log.pending;
+      log.pending = [];
+      for (const waiting of refused)
+        waiting.reject(new Error(`the event log ${log.path} is being repaired; retry`));
+    } finally {
+      log.flushing = undefined;
+    }
+  }
+
+  /** Writes and syncs what is pending, then serves it; on failure breaks the log and fails the batch. */
+  private async writeBatch(log: TaskLog): Promise<void> {
+    const batch = log.pending;
+    log.pending = [];
     try {
       const file = log.file ?? (await this.openFile(log));
-      await file.appendFile(`${JSON.stringify(event)}\n`, 'utf8');
-      await file.datasync();
+      await file.appendFile(batch.map(({ event }) => `${JSON.stringify(event)}\n`).join(''), 'utf8');
+      await this.syncFile(file);
     } catch (err) {
       this.breakLog(log);
-      throw new Error(`cannot append to the event log ${log.path}`, { cause: err });
+      const failure = new Error(`cannot append to the event log ${log.path}`, { cause: err });
+      for (const waiting of batch) waiting.reject(failure);
+      return;
     }
-    log.nextSeq += 1;
-    log.events.push(event);
-    this.deliver(log, event);
-    return event;
+    for (const { event, resolve } of batch) {
+      log.nextSeq = event.seq + 1;
+      log.events.push(event);
+      this.deliver(log, event);
+      resolve(event);
+    }
   }
 
   private deliver(log: TaskLog, event: TaskEvent): void {

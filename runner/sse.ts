@@ -4,8 +4,6 @@ import type { TaskEvent } from '../platform/runner-protocol.js';
 import type { EventFilter, TaskEventLog } from './event-log.js';
 
 export const DEFAULT_KEEPALIVE_MS = 15_000;
-/** Live events a stream may hold unread beyond its replay before it is cut (memory stays bounded). */
-const MAX_UNREAD_BYTES = 8 * 1024 * 1024;
 
 /** One SSE frame: the seq is the event id, so a reconnecting client resumes with Last-Event-ID. */
 export const sseFrame = (event: TaskEvent): string =>
@@ -23,6 +21,11 @@ export interface StreamOptions {
  * Serves a task's events as server-sent events: the replay after `filter.after`, then live events,
  * with a keepalive comment so that proxies keep the connection. It never ends by itself (more
  * prompts may come); it stops following when the client goes away or the log closes.
+ *
+ * Back-pressure without loss: once the socket's buffer is full (`write` returns false) the stream
+ * stops writing and remembers only the last seq it sent; on `drain` it catches up from the log
+ * (whose events are durable and kept), then goes live again. A slow client thus holds at most one
+ * buffer of frames in memory and is never cut for being slow.
  */
 export async function streamTaskEvents(res: Response, options: StreamOptions): Promise<void> {
   res.status(200);
@@ -31,13 +34,12 @@ export async function streamTaskEvents(res: Response, options: StreamOptions): P
   res.setHeader('X-Accel-Buffering', 'no');
   res.flushHeaders();
 
-  const client = { gone: false, replayBytes: 0 };
+  const open = (): boolean => !res.writableEnded && !res.destroyed;
+  const cursor = new StreamCursor(options.filter.after ?? -1);
   let unfollow: (() => void) | undefined;
-  const write = (text: string): void => {
-    if (!res.writableEnded && !res.destroyed) res.write(text);
-  };
+  const client = { gone: false };
   const keepalive = setInterval(() => {
-    write(': keepalive\n\n');
+    if (open()) res.write(': keepalive\n\n');
   }, options.keepaliveMs);
   const cleanUp = (): void => {
     client.gone = true;
@@ -47,19 +49,36 @@ export async function streamTaskEvents(res: Response, options: StreamOptions): P
   // The response's close, not the request's: since Node 16 a request closes once its body is read.
   res.once('close', cleanUp);
 
+  /** Writes one frame unless paused; pauses (and catches up on drain) once the buffer is full. */
+  const send = (event: TaskEvent): void => {
+    if (!cursor.take(event) || !open()) return;
+    if (!res.write(sseFrame(event))) {
+      cursor.paused = true;
+      res.once('drain', () => {
+        catchUp().catch((err: unknown) => {
+          options.logger.warn({ err, taskId: options.taskId }, 'an event stream cannot catch up; closing it');
+          res.destroy();
+        });
+      });
+    }
+  };
+  /** Sends from the log what arrived while paused, until the client is level with the log or full again. */
+  const catchUp = async (): Promise<void> => {
+    while (cursor.paused && !client.gone && open()) {
+      const page = await options.events.read(options.taskId, { ...options.filter, after: cursor.sent });
+      cursor.paused = false;
+      for (const event of page.events) {
+        send(event);
+        if (cursor.isPaused()) return; // the next drain goes on from here
+      }
+      // Live events delivered during the read were skipped: read again if any came.
+      cursor.paused = cursor.behind();
+    }
+  };
+
   try {
     unfollow = await options.events.follow(options.taskId, options.filter, {
-      onEvent: (event) => {
-        const frame = sseFrame(event);
-        write(frame);
-        // follow() replays before it returns: until then, this is the replay.
-        if (unfollow === undefined) client.replayBytes += Buffer.byteLength(frame);
-        else if (res.writableLength > client.replayBytes + MAX_UNREAD_BYTES) {
-          // A client this far behind resumes from its Last-Event-ID; the runner keeps no backlog for it.
-          options.logger.warn({ taskId: options.taskId }, 'an event stream fell behind; cutting it');
-          res.destroy();
-        }
-      },
+      onEvent: send,
       onEnd: () => {
         cleanUp();
         res.end();
@@ -73,4 +92,37 @@ export async function streamTaskEvents(res: Response, options: StreamOptions): P
   }
   // The client may have left while the log was loading: stop following at once.
   if (client.gone) unfollow();
+}
+
+/** Where a stream is: the last seq it wrote, and the newest one it saw while paused. */
+class StreamCursor {
+  paused = false;
+  /** The newest seq delivered while paused (it is in the log, to be caught up). */
+  private seen: number;
+
+  constructor(public sent: number) {
+    this.seen = sent;
+  }
+
+  /** Whether `event` is to be written now: not while paused, never one already sent. */
+  take(event: TaskEvent): boolean {
+    if (event.seq <= this.sent) return false;
+    if (this.paused) {
+      this.seen = Math.max(this.seen, event.seq);
+      return false;
+    }
+    this.sent = event.seq;
+    this.seen = Math.max(this.seen, event.seq);
+    return true;
+  }
+
+  /** A method, not the field: `send` pauses the cursor behind the compiler's narrowing. */
+  isPaused(): boolean {
+    return this.paused;
+  }
+
+  /** Events were seen but not sent. */
+  behind(): boolean {
+    return this.seen > this.sent;
+  }
 }

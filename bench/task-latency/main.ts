@@ -10,7 +10,7 @@
 // The `shell` executor's `init` is the runner's own, sent before bash starts, so the first `text`
 // event ("ready") is printed too: that one includes the spawn the bash floor measures.
 // Asides, to explain the figures: a bare `agentry runner` start, a workspace deletion, and one
-// append + fdatasync (the runner makes each event durable, one at a time, before serving it).
+// append + fdatasync (the runner makes events durable before serving them, one fdatasync per batch).
 // Progress goes to stderr, figures to stdout. Other load on the machine shows in both the floors and
 // the figures; the load average is printed at the start and the end.
 //

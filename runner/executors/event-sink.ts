@@ -1,9 +1,13 @@
 import type { ExecutorEvent } from './types.js';
 
 /**
- * Delivers a run's events to `onEvent` strictly one after another, whichever stream they came
- * from, and makes sure the run has exactly one `init`, first: the CLI's own when its parser
- * provides one, else the runner's (sent before the first other event).
+ * Delivers a run's events to `onEvent` in order, whichever stream they came from, and makes sure
+ * the run has exactly one `init`, first: the CLI's own when its parser provides one, else the
+ * runner's (sent before the first other event).
+ *
+ * Each event is handed to `onEvent` at once, without waiting for the previous one to be durable:
+ * the event log assigns seqs in call order and makes the events waiting on one disk write durable
+ * together (group commit). Readers await each chunk's events, so the pipe still pauses the executor.
  */
 export class EventSink {
   private tail: Promise<void> = Promise.resolve();
@@ -20,7 +24,7 @@ export class EventSink {
     return this.failure;
   }
 
-  /** Resolves once `event` (and everything queued before it) was delivered; rejects if delivery failed. */
+  /** Resolves once `event` (and everything emitted before it) was delivered; rejects if delivery failed. */
   emit(event: ExecutorEvent): Promise<void> {
     const queued: ExecutorEvent[] = [];
     if (event.eventType === 'init') {
@@ -32,7 +36,8 @@ export class EventSink {
       this.initSent = true;
       queued.push(event);
     }
-    for (const item of queued) this.tail = this.tail.then(() => this.deliver(item));
+    const delivered = [this.tail, ...queued.map((item) => this.deliver(item))];
+    this.tail = Promise.all(delivered).then(() => undefined);
     return this.tail;
   }
 
@@ -41,12 +46,13 @@ export class EventSink {
     return this.emit(this.defaultInit);
   }
 
+  /** Calls `onEvent` at once (an async function runs synchronously up to its first await). */
   private async deliver(event: ExecutorEvent): Promise<void> {
     if (this.failure !== undefined) throw this.failure.error;
     try {
       await this.onEvent(event);
     } catch (err) {
-      this.failure = { error: err };
+      this.failure ??= { error: err };
       throw err;
     }
   }

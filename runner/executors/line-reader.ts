@@ -65,8 +65,9 @@ export class LineSplitter {
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
 
 /**
- * Reads `stream` line by line and awaits `onLine` for each before reading on, so a slow consumer
- * pauses the executor (through the pipe) instead of buffering without bound.
+ * Reads `stream` line by line: hands every line of a chunk to `onLine` at once (they are made
+ * durable together) and awaits them all before reading on, so a slow consumer pauses the executor
+ * (through the pipe) instead of buffering without bound.
  */
 export async function readLines(
   stream: Readable,
@@ -75,7 +76,7 @@ export async function readLines(
 ): Promise<void> {
   const splitter = new LineSplitter(maxChars);
   for await (const chunk of stream as AsyncIterable<Buffer>) {
-    for (const line of splitter.push(chunk)) await onLine(line);
+    await Promise.all(splitter.push(chunk).map(onLine));
   }
-  for (const line of splitter.end()) await onLine(line);
+  await Promise.all(splitter.end().map(onLine));
 }

@@ -175,7 +175,7 @@ class Execution {
   }
 
   private async emitAll(events: ExecutorEvent[]): Promise<void> {
-    for (const event of events) await this.sink.emit(event);
+    await Promise.all(events.map((event) => this.sink.emit(event)));
   }
 
   /** Starts ending the group once; `reason` undefined when the runner itself gives up (event log failure). */

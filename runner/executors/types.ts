@@ -22,8 +22,9 @@ export interface ExecutorRun {
   /** Aborting kills the executor's whole process group (SIGTERM, then SIGKILL after a grace period). */
   signal: AbortSignal;
   /**
-   * Called for each normalized event, in order; the run awaits it (the event log makes each one
-   * durable before the next is read), so a slow disk slows the executor rather than losing events.
+   * Called for each normalized event, in order. Calls overlap: an output chunk's events are handed
+   * over together (the event log makes them durable in one batch) and awaited before the next chunk
+   * is read, so a slow disk slows the executor rather than losing events.
    */
   onEvent(event: ExecutorEvent): Promise<void>;
 }

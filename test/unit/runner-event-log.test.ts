@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { appendFile, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../platform/log.js';
@@ -12,8 +13,8 @@ const logger = createLogger({ level: 'silent' });
 let stateDir: string;
 let logs: TaskEventLog[];
 
-const openLog = (maxIdleTasks?: number): TaskEventLog => {
-  const log = new TaskEventLog({ stateDir, logger, maxIdleTasks });
+const openLog = (maxIdleTasks?: number, syncFile?: (file: FileHandle) => Promise<void>): TaskEventLog => {
+  const log = new TaskEventLog({ stateDir, logger, maxIdleTasks, syncFile });
   logs.push(log);
   return log;
 };
@@ -186,6 +187,45 @@ describe('TaskEventLog: reading', () => {
       ]);
     }
     expect((await log.append(tasks[0] ?? '', randomUUID(), 'text', { content: 'x' })).seq).toBe(2);
+  });
+});
+
+describe('TaskEventLog: group commit', () => {
+  it('makes appends made while a write is in flight durable together, with one sync per batch', async () => {
+    let syncs = 0;
+    const log = openLog(undefined, async (file) => {
+      syncs += 1;
+      await file.datasync();
+    });
+    const task = randomUUID();
+    await log.append(task, randomUUID(), 'text', { content: 'first' });
+    const appended = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => log.append(task, randomUUID(), 'text', { content: String(i) })),
+    );
+    expect(appended.map((e) => e.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(syncs).toBeLessThanOrEqual(3);
+    expect(await linesOf(task)).toHaveLength(101);
+  });
+
+  it('serves no event of a batch whose sync failed, and refuses the appends queued behind it', async () => {
+    let failNext = false;
+    const log = openLog(undefined, async (file) => {
+      // The first batch fails; the appends made meanwhile wait behind it.
+      if (failNext) throw new Error('disk full');
+      await file.datasync();
+    });
+    const task = randomUUID();
+    await log.append(task, randomUUID(), 'text', { content: 'durable' });
+    const seen: number[] = [];
+    let ended = false;
+    await log.follow(task, {}, { onEvent: (e) => seen.push(e.seq), onEnd: () => (ended = true) });
+    failNext = true;
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, (_, i) => log.append(task, randomUUID(), 'text', { content: String(i) })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array.from({ length: 5 }, () => 'rejected'));
+    expect(seen).toEqual([0]);
+    expect(ended).toBe(true);
   });
 });
 
