@@ -1,4 +1,4 @@
-import { AgentComputerType, TaskType } from '../../crds/index.js';
+import { AgentComputerType, MANAGED_BY_AGENTRY_SELECTOR, TaskType } from '../../crds/index.js';
 import type { AgentComputer, Task } from '../../crds/index.js';
 import { withNothingToClose } from '../controller/index.js';
 import type { AddController, ReconcilerControllerDeps } from '../controller/index.js';
@@ -26,6 +26,8 @@ export const addAgentComputerController: AddController<AgentComputerControllerDe
       name: 'agentcomputer',
       for: AgentComputerType,
       owns: workloadOwnedTypes(deps.runtimes),
+      // The runtimes label all they make (workloadLabels): no cluster-wide Pods, Secrets, PVCs.
+      ownedSelector: MANAGED_BY_AGENTRY_SELECTOR,
       watches: [
         {
           type: TaskType,
