@@ -48,11 +48,8 @@ afterEach(async () => {
 
 describe("an agent computer's change", () => {
   it('wakes the Tasks on it, found without scanning the Task cache', async () => {
-    for (const [name, workspace] of [
-      ['a-1', 'a'],
-      ['a-2', 'a'],
-      ['b-1', 'b'],
-    ])
+    const tasks = { 'a-1': 'a', 'a-2': 'a', 'b-1': 'b' };
+    for (const [name, workspace] of Object.entries(tasks))
       await store.create(TaskType, taskObject(NAMESPACE, name, workspace));
     await manager.start();
     const reconciles = jest.spyOn(TaskReconciler.prototype, 'reconcile');
