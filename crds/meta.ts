@@ -22,6 +22,11 @@ export const objectName = z
   .max(253)
   .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a lowercase RFC 1123 subdomain');
 
+/** The label Agentry puts on every object it makes, with the value `agentry`. */
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+/** Selects the objects Agentry made (the label above): what its controllers' owned-object caches hold. */
+export const MANAGED_BY_AGENTRY_SELECTOR = `${MANAGED_BY_LABEL}=agentry`;
+
 export const OwnerReferenceSchema = z.object({
   apiVersion: z.string(),
   kind: z.string(),

@@ -1,15 +1,13 @@
-import { AgentComputerType, TaskType } from '../../crds/index.js';
+import { AgentComputerType, MANAGED_BY_AGENTRY_SELECTOR, TaskType } from '../../crds/index.js';
 import type { AgentComputer, Task } from '../../crds/index.js';
 import { withNothingToClose } from '../controller/index.js';
 import type { AddController, ReconcilerControllerDeps } from '../controller/index.js';
 import { workloadOwnedTypes } from '../runtimes/owned-types.js';
+import { tasksByWorkspace } from '../task/workspace-index.js';
 import { AgentComputerReconciler } from './reconciler.js';
 import type { AgentComputerReconcilerOptions } from './reconciler.js';
 
 export type AgentComputerControllerDeps = ReconcilerControllerDeps<AgentComputerReconcilerOptions, 'tasksOf'>;
-
-/** The name of the Task cache's index by workspace, shared with any controller asking for it. */
-export const TASKS_BY_WORKSPACE = 'workspace';
 
 /**
  * The `agentcomputer` controller, woken by its agent computers, their workloads' objects and their
@@ -20,12 +18,14 @@ export const addAgentComputerController: AddController<AgentComputerControllerDe
   manager,
   deps,
 ) => {
-  const tasksByWorkspace = manager.index(TaskType, TASKS_BY_WORKSPACE, (task: Task) => task.spec.workspace);
+  const tasksOfWorkspace = tasksByWorkspace(manager);
   return withNothingToClose(
     manager.add({
       name: 'agentcomputer',
       for: AgentComputerType,
       owns: workloadOwnedTypes(deps.runtimes),
+      // The runtimes label all they make (workloadLabels): no cluster-wide Pods, Secrets, PVCs.
+      ownedSelector: MANAGED_BY_AGENTRY_SELECTOR,
       watches: [
         {
           type: TaskType,
@@ -34,7 +34,7 @@ export const addAgentComputerController: AddController<AgentComputerControllerDe
       ],
       reconciler: new AgentComputerReconciler({
         store: deps.store,
-        tasksOf: (namespace, workspace) => tasksByWorkspace.list(namespace, workspace),
+        tasksOf: (namespace, workspace) => tasksOfWorkspace.list(namespace, workspace),
         events: deps.events,
         logger: deps.logger.child({ controller: 'agentcomputer' }),
         runtimes: deps.runtimes,

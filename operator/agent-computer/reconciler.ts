@@ -32,8 +32,12 @@ import { ensureWorkloadToken } from '../runtimes/workload-token.js';
 /** Holds deletion until the runtime removed what owner references cannot (a local process). */
 export const WORKLOAD_FINALIZER = 'agentry.dev/workload';
 
-/** How often a workload that is not ready yet is looked at again, besides its own watch events. */
-const NOT_READY_POLL_MS = 2_000;
+/**
+ * A safety net only: a workload that is not ready yet wakes its AgentComputer through its own
+ * objects' watch events (Pod, VM, Service, PVC) or the process runtime's notice; this catches a
+ * missed one. Polling every 2 s cost a reconcile per workspace per tick while hundreds booted.
+ */
+export const NOT_READY_SAFETY_REQUEUE_MS = 30_000;
 
 /** The Tasks naming one workspace, from the operator's Task cache (see tasksByWorkspace). */
 export type WorkspaceTasks = (namespace: string, workspace: string) => readonly Task[];
@@ -244,7 +248,7 @@ export class AgentComputerReconciler implements Reconciler {
     activity: WorkspaceActivity,
   ): number | undefined {
     if (ac.spec.operatingMode === 'Running' && obs?.ready !== true && obs?.provisionError === undefined) {
-      return NOT_READY_POLL_MS;
+      return NOT_READY_SAFETY_REQUEUE_MS;
     }
     const deadline = this.idleDeadline({ ...ac, status }, activity);
     return deadline === undefined ? undefined : Math.max(deadline - this.now().getTime(), 1_000);

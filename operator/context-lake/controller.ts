@@ -2,6 +2,7 @@ import {
   CONTEXT_LAKE_NAME,
   CONTEXT_LAKE_SECRET_NAME,
   ContextLakeType,
+  MANAGED_BY_AGENTRY_SELECTOR,
   SecretType,
 } from '../../crds/index.js';
 import type { ContextLake } from '../../crds/index.js';
@@ -31,10 +32,14 @@ export const addContextLakeController: AddController<ContextLakeControllerDeps, 
       name: 'contextlake',
       for: ContextLakeType,
       owns: workloadOwnedTypes(deps.runtimes),
+      // The runtimes label all they make (workloadLabels): no cluster-wide Pods, Secrets, PVCs.
+      ownedSelector: MANAGED_BY_AGENTRY_SELECTOR,
       // The `${secrets:...}` values: a changed credential is pushed to the running lake.
       watches: [
         {
           type: SecretType,
+          // The API writes the credentials Secret with Agentry's label, as the runtimes do theirs.
+          labelSelector: MANAGED_BY_AGENTRY_SELECTOR,
           map: (secret) =>
             secret.metadata.name === CONTEXT_LAKE_SECRET_NAME
               ? [{ namespace: secret.metadata.namespace, name: CONTEXT_LAKE_NAME }]

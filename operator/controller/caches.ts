@@ -27,9 +27,21 @@ type Handler<T> = (event: InformerEvent<T>) => void;
 
 interface Entry<T extends KubeObject> {
   type: ResourceType<T>;
-  informer: Informer<T>;
+  /** Made by `start`, with the label selector every registration agreed on. */
+  informer: Informer<T> | undefined;
   handlers: Handler<T>[];
   indexes: Map<string, ValueIndex<T>>;
+  /** What each registration asked to see: a label selector, or undefined for every object. */
+  selections: (string | undefined)[];
+}
+
+/**
+ * The label selector an informer shared by several registrations may use: theirs when they all ask
+ * for the same one, else none (every object), so that no registration misses an object it wanted.
+ */
+function commonSelector(selections: readonly (string | undefined)[]): string | undefined {
+  const [first] = selections;
+  return selections.every((selection) => selection === first) ? first : undefined;
 }
 
 const typeKey = (type: ResourceType): string => `${apiVersionOf(type)}/${type.kind}`;
@@ -47,9 +59,14 @@ export class SharedInformers implements Caches {
     private readonly logger: Logger,
   ) {}
 
-  /** Ensures an informer for `type`; with `handler`, calls it for every change. */
-  register<T extends KubeObject>(type: ResourceType<T>, handler?: Handler<T>): void {
+  /**
+   * Ensures an informer for `type`; with `handler`, calls it for every change. `labelSelector`: the
+   * objects it needs all carry these labels (Agentry's own), so the informer may list and watch only
+   * those, unless another registration of `type` asks for more.
+   */
+  register<T extends KubeObject>(type: ResourceType<T>, handler?: Handler<T>, labelSelector?: string): void {
     const entry = this.entry(type) ?? this.create(type);
+    entry.selections.push(labelSelector);
     if (handler !== undefined) entry.handlers.push(handler);
   }
 
@@ -68,7 +85,7 @@ export class SharedInformers implements Caches {
     const known = entry.indexes.get(name);
     if (known !== undefined) return known;
     const index = new ValueIndex(valueOf, (namespace, objectName) =>
-      entry.informer.get(namespace, objectName),
+      entry.informer?.get(namespace, objectName),
     );
     entry.indexes.set(name, index);
     // First, so that every handler after it (a controller's enqueue) finds it current.
@@ -81,11 +98,13 @@ export class SharedInformers implements Caches {
   /** Lists every type and starts watching; resolves once all caches hold the listed state. */
   async start(): Promise<void> {
     this.started = true;
-    await Promise.all([...this.entries.values()].map((entry) => entry.informer.start()));
+    const informers = [...this.entries.values()].map((entry) => (entry.informer = this.informerOf(entry)));
+    await Promise.all(informers.map((informer) => informer.start()));
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...this.entries.values()].map((entry) => entry.informer.stop()));
+    const informers = [...this.entries.values()].flatMap((entry) => entry.informer ?? []);
+    await Promise.all(informers.map((informer) => informer.stop()));
   }
 
   get<T extends KubeObject>(
@@ -93,33 +112,40 @@ export class SharedInformers implements Caches {
     namespace: string | undefined,
     name: string,
   ): T | undefined {
-    return this.require(type).informer.get(namespace, name);
+    return this.require(type).informer?.get(namespace, name);
   }
 
   list<T extends KubeObject>(type: ResourceType<T>, namespace?: string): T[] {
-    return this.require(type).informer.list(namespace);
+    return this.require(type).informer?.list(namespace) ?? [];
   }
 
   observe<T extends KubeObject>(type: ResourceType<T>, object: T, deleted = false): void {
-    this.require(type).informer.observe(object, deleted);
+    this.require(type).informer?.observe(object, deleted);
   }
 
   private create<T extends KubeObject>(type: ResourceType<T>): Entry<T> {
     if (this.started) {
       throw new Error(`cannot add an informer for ${type.kind} after the caches started`);
     }
-    const handlers: Handler<T>[] = [];
-    const informer = new Informer(this.store, type, {
-      logger: this.logger,
-      onEvent: (event) => {
-        for (const handler of handlers) this.dispatch(type, handler, event);
-      },
-    });
-    const entry: Entry<T> = { type, informer, handlers, indexes: new Map() };
+    const entry: Entry<T> = { type, informer: undefined, handlers: [], indexes: new Map(), selections: [] };
     // Entry<T> is not assignable to Entry<KubeObject> (handlers are contravariant); `entry()` below
     // only hands it back for this very type descriptor.
     this.entries.set(typeKey(type), entry as unknown as Entry<KubeObject>);
     return entry;
+  }
+
+  private informerOf<T extends KubeObject>(entry: Entry<T>): Informer<T> {
+    const { type, handlers } = entry;
+    const labelSelector = commonSelector(entry.selections);
+    if (labelSelector === undefined && entry.selections.some((selection) => selection !== undefined))
+      this.logger.info({ kind: type.kind }, 'caching every object of this kind: a controller needs them all');
+    return new Informer(this.store, type, {
+      logger: this.logger,
+      labelSelector,
+      onEvent: (event) => {
+        for (const handler of handlers) this.dispatch(type, handler, event);
+      },
+    });
   }
 
   private entry<T extends KubeObject>(type: ResourceType<T>): Entry<T> | undefined {

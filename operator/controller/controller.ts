@@ -103,19 +103,27 @@ export class Controller<T extends KubeObject = KubeObject> {
       this.enqueueAll([{ namespace: object.metadata.namespace, name: object.metadata.name }]);
     });
     for (const owned of this.definition.owns ?? []) {
-      informers.register(owned, ({ object }) => {
-        this.enqueueAll(controllerOwnerOf(primary, object));
-      });
+      informers.register(
+        owned,
+        ({ object }) => {
+          this.enqueueAll(controllerOwnerOf(primary, object));
+        },
+        this.definition.ownedSelector,
+      );
     }
     for (const source of this.definition.watches ?? []) this.registerWatch(source);
   }
 
   private registerWatch<W extends KubeObject>(source: WatchSource<W>): void {
-    this.options.informers.register(source.type, ({ object }) => {
-      this.enqueueAll(
-        source.map === undefined ? controllerOwnerOf(this.definition.for, object) : source.map(object),
-      );
-    });
+    this.options.informers.register(
+      source.type,
+      ({ object }) => {
+        this.enqueueAll(
+          source.map === undefined ? controllerOwnerOf(this.definition.for, object) : source.map(object),
+        );
+      },
+      source.labelSelector,
+    );
   }
 
   private enqueueAll(requests: readonly ReconcileRequest[]): void {

@@ -34,6 +34,8 @@ export interface WatchSource<T extends KubeObject = KubeObject> {
    * ever called with objects of `type`.
    */
   map?(object: T): ReconcileRequest[];
+  /** Every object that matters carries these labels: the shared informer may watch only those. */
+  labelSelector?: string;
 }
 
 export interface ControllerDefinition<T extends KubeObject = KubeObject> {
@@ -43,6 +45,11 @@ export interface ControllerDefinition<T extends KubeObject = KubeObject> {
   for: ResourceType<T>;
   /** Resources this controller creates and owns (mapped by controller owner references). */
   owns?: readonly ResourceType[];
+  /**
+   * A label selector every owned object matches (the labels this controller's objects are made
+   * with): their informers then list and watch only those, not every Pod or Secret of the cluster.
+   */
+  ownedSelector?: string;
   /** Other resources that affect the primary, with their mapping. */
   watches?: readonly WatchSource[];
   reconciler: Reconciler;

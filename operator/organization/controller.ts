@@ -1,4 +1,4 @@
-import { NamespaceType, OrganizationType } from '../../crds/index.js';
+import { MANAGED_BY_AGENTRY_SELECTOR, NamespaceType, OrganizationType } from '../../crds/index.js';
 import type { Organization } from '../../crds/index.js';
 import { withNothingToClose } from '../controller/index.js';
 import type { AddController, ReconcilerControllerDeps } from '../controller/index.js';
@@ -18,6 +18,8 @@ export const addOrganizationController: AddController<OrganizationControllerDeps
       name: 'organization',
       for: OrganizationType,
       owns: [NamespaceType, NetworkPolicyType],
+      // Both are made with Agentry's label (an adopted namespace gets it on its first pass).
+      ownedSelector: MANAGED_BY_AGENTRY_SELECTOR,
       reconciler: new OrganizationReconciler({
         store: deps.store,
         logger: deps.logger.child({ controller: 'organization' }),

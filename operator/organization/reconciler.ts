@@ -1,4 +1,5 @@
 import {
+  MANAGED_BY_LABEL,
   NamespaceType,
   OrganizationConditions,
   OrganizationReasons,
@@ -51,7 +52,7 @@ function defaultNetworkPolicy(org: Organization, controlNamespace: string): Netw
     metadata: {
       name: DEFAULT_POLICY_NAME,
       namespace: organizationNamespace(org),
-      labels: { [ORGANIZATION_LABEL]: org.metadata.name, 'app.kubernetes.io/managed-by': 'agentry' },
+      labels: { [ORGANIZATION_LABEL]: org.metadata.name, [MANAGED_BY_LABEL]: 'agentry' },
       ownerReferences: [organizationOwner(org)],
     },
     spec: {
@@ -82,7 +83,7 @@ function desiredNamespace(org: Organization): Namespace {
     kind: 'Namespace',
     metadata: {
       name: organizationNamespace(org),
-      labels: { [ORGANIZATION_LABEL]: org.metadata.name, 'app.kubernetes.io/managed-by': 'agentry' },
+      labels: { [ORGANIZATION_LABEL]: org.metadata.name, [MANAGED_BY_LABEL]: 'agentry' },
       ownerReferences: [organizationOwner(org)],
     },
   };

@@ -1,4 +1,4 @@
-import { AgentComputerReasons } from '../../crds/index.js';
+import { AgentComputerReasons, MANAGED_BY_LABEL } from '../../crds/index.js';
 import type {
   ContextLakeReasons,
   KubeObject,
@@ -163,7 +163,7 @@ export const workloadLabels = (object: WorkloadObject): Record<string, string> =
   const program = workloadProgram(object);
   return {
     'app.kubernetes.io/name': program.appName,
-    'app.kubernetes.io/managed-by': 'agentry',
+    [MANAGED_BY_LABEL]: 'agentry',
     [program.ownerLabel]: object.metadata.name,
   };
 };

@@ -8,6 +8,7 @@ import { TaskMetrics } from './metrics.js';
 import { TaskReconciler } from './reconciler.js';
 import type { TaskReconcilerOptions } from './reconciler.js';
 import { UploadedFileExpiryReconciler } from './uploaded-file-expiry.js';
+import { tasksByWorkspace } from './workspace-index.js';
 import type { UploadedFileExpiryOptions } from './uploaded-file-expiry.js';
 
 export type TaskControllerDeps = ReconcilerControllerDeps<TaskReconcilerOptions, 'followers' | 'metrics'>;
@@ -23,16 +24,17 @@ export const addTaskController: AddController<TaskControllerDeps, Task> = (manag
     logger: logger.child({ component: 'task-events' }),
     onProgress: (namespace, name) => holder.controller?.enqueue({ namespace, name }),
   });
+  const tasksOfWorkspace = tasksByWorkspace(manager);
   const controller = manager.add({
     name: 'task',
     for: TaskType,
     watches: [
       {
         type: AgentComputerType,
+        // A lookup, not a scan of the namespace's Tasks per AgentComputer event.
         map: (workspace: AgentComputer) =>
-          manager.caches
-            .list(TaskType, workspace.metadata.namespace)
-            .filter((task) => task.spec.workspace === workspace.metadata.name)
+          tasksOfWorkspace
+            .list(workspace.metadata.namespace, workspace.metadata.name)
             .map((task) => ({ namespace: task.metadata.namespace, name: task.metadata.name })),
       },
     ],

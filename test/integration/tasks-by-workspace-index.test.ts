@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TaskType } from '../../crds/index.js';
 import type { Task } from '../../crds/index.js';
-import { TASKS_BY_WORKSPACE } from '../../operator/agent-computer/controller.js';
+import { TASKS_BY_WORKSPACE } from '../../operator/task/workspace-index.js';
 import type { CacheIndex } from '../../operator/controller/cache-index.js';
 import { SharedInformers } from '../../operator/controller/caches.js';
 import { createLogger } from '../../platform/log.js';
