@@ -9,7 +9,7 @@ import type { InstallationKey } from '../platform/installation-key.js';
 import type { Logger } from '../platform/log.js';
 import { FilesystemObjectStore } from '../platform/objectstore/filesystem.js';
 import { signedUrlHandler } from '../platform/objectstore/signed-url-handler.js';
-import type { ObjectStore } from '../platform/objectstore/types.js';
+import type { DownloadUrlSigner, ObjectStore } from '../platform/objectstore/types.js';
 import type { ResourceStore } from '../platform/store/types.js';
 import { authenticate } from './auth/authenticate.js';
 import { errorHandler, notFoundHandler } from './middleware/errors.js';
@@ -79,6 +79,8 @@ export interface ApiAppOptions {
   lakeSqlTimeoutMs?: number;
   /** Artifact upload limits (docs/api.md#limits defaults when omitted). */
   artifactLimits?: Partial<ArtifactLimits>;
+  /** Artifact downloads redirect to presigned URLs of this store (AGENTRY_ARTIFACT_DOWNLOAD_REDIRECT); omitted: streamed. */
+  artifactDownloadRedirect?: DownloadUrlSigner | undefined;
 }
 
 const SSE_KEEPALIVE_MS = 15_000;
@@ -113,6 +115,7 @@ export function apiRoutes(
     | 'notificationQueues'
     | 'lakeSqlTimeoutMs'
     | 'artifactLimits'
+    | 'artifactDownloadRedirect'
   >,
 ): RouteDefinition[] {
   const now = options.now ?? (() => new Date());
@@ -134,6 +137,7 @@ export function apiRoutes(
       readModel: options.readModel,
       objectStore: options.objectStore,
       ...(options.artifactLimits === undefined ? {} : { limits: options.artifactLimits }),
+      downloadRedirect: options.artifactDownloadRedirect,
     }),
     ...webhookRoutes({
       store: options.store,

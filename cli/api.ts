@@ -18,6 +18,7 @@ import { notificationQueuesFromConfig } from '../platform/lake-notifications/que
 import { listenOn } from '../platform/listen.js';
 import { createLogger } from '../platform/log.js';
 import { createMetricsRegistry } from '../platform/metrics.js';
+import { downloadRedirectTarget } from '../platform/objectstore/download-redirect.js';
 import { openObjectStore } from '../platform/objectstore/open.js';
 import { openStore } from '../platform/store/open.js';
 import { AGENTRY_VERSION } from '../platform/version.js';
@@ -62,6 +63,7 @@ export async function runApiCommand(config: Config): Promise<number> {
   const executors = await loadExecutorCatalog(config.AGENTRY_EXECUTORS_FILE);
   const readModel = new ReadModel(store, { controlNamespace: config.AGENTRY_NAMESPACE, logger });
   const notificationQueues = notificationQueuesFromConfig(config);
+  const objectStore = openObjectStore(config, { installationKey, publicUrl: publicUrlOf(config) });
   let ready = false;
   const app = createApiApp({
     store,
@@ -72,7 +74,7 @@ export async function runApiCommand(config: Config): Promise<number> {
     installationKey,
     executors,
     allowPrivateWebhookTargets: config.AGENTRY_WEBHOOK_PRIVATE_TARGETS === 'true',
-    objectStore: openObjectStore(config, { installationKey, publicUrl: publicUrlOf(config) }),
+    objectStore,
     publicUrl: publicUrlOf(config),
     version: AGENTRY_VERSION,
     isReady: () => ready,
@@ -80,6 +82,7 @@ export async function runApiCommand(config: Config): Promise<number> {
     lakeFileRoots: () => config.AGENTRY_LAKE_FILE_ROOTS,
     lakeMaxResultBytes: config.AGENTRY_LAKE_MAX_RESULT_BYTES,
     artifactLimits: artifactLimitsOf(config),
+    artifactDownloadRedirect: downloadRedirectTarget(config, objectStore),
     lakeSqlTimeoutMs: parseDuration(config.AGENTRY_LAKE_SQL_TIMEOUT),
     ...(notificationQueues === undefined ? {} : { notificationQueues }),
   });

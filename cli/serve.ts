@@ -19,6 +19,7 @@ import type { InstallationKey } from '../platform/installation-key.js';
 import { listenOn } from '../platform/listen.js';
 import { createLogger } from '../platform/log.js';
 import { createMetricsRegistry } from '../platform/metrics.js';
+import { downloadRedirectTarget } from '../platform/objectstore/download-redirect.js';
 import { openObjectStore } from '../platform/objectstore/open.js';
 import type { ObjectStore } from '../platform/objectstore/types.js';
 import { openStore } from '../platform/store/open.js';
@@ -221,6 +222,7 @@ export async function serve(config: Config, announce: (line: string) => void): P
     lakeMaxResultBytes: config.AGENTRY_LAKE_MAX_RESULT_BYTES,
     ...(notificationQueues === undefined ? {} : { notificationQueues }),
     artifactLimits: artifactLimitsOf(config),
+    artifactDownloadRedirect: downloadRedirectTarget(config, objectStore),
     lakeSqlTimeoutMs: parseDuration(config.AGENTRY_LAKE_SQL_TIMEOUT),
     version: AGENTRY_VERSION,
     isReady: () => ready,

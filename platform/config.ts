@@ -8,6 +8,7 @@ import {
 import { DEFAULT_MAX_RESULT_BYTES } from './lake-protocol.js';
 import { FileRootsSetting } from './lake-config/file-roots.js';
 import type { ListenSettings } from './listen.js';
+import { DownloadRedirectSetting } from './objectstore/download-redirect.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -90,6 +91,12 @@ export const ConfigSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((value) => value === 'true'),
+  /**
+   * API: artifact downloads answer 307 to a presigned URL of the S3 store, so the bytes never pass
+   * through the API: `auto` when clients can reach the endpoint (objectstore/download-redirect.ts),
+   * `always`, `never`. The directory store always streams.
+   */
+  AGENTRY_ARTIFACT_DOWNLOAD_REDIRECT: DownloadRedirectSetting,
   /** API: the largest signed upload (POST /files, artifact upload URLs), in bytes; docs/api.md#limits says 512 MiB. */
   AGENTRY_SIGNED_UPLOAD_MAX_BYTES: z.coerce
     .number()

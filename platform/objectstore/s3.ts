@@ -15,6 +15,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type {
   ByteRange,
+  DownloadHeaders,
+  DownloadUrlSigner,
   GetResult,
   ListPage,
   ObjectInfo,
@@ -105,7 +107,7 @@ function parseContentRange(
  * 5 MiB) and counts bytes on the way: past `maxSize` the upload is aborted before it completes, so
  * no object appears and an existing one under the key is left as it was.
  */
-export class S3ObjectStore implements ObjectStore {
+export class S3ObjectStore implements ObjectStore, DownloadUrlSigner {
   private readonly client: S3Client;
   private readonly bucket: string;
 
@@ -275,6 +277,21 @@ export class S3ObjectStore implements ObjectStore {
   async signedGetUrl(key: string, options: { expiresInSeconds: number }): Promise<SignedUrl> {
     validateKey(key);
     return this.presign(new GetObjectCommand({ Bucket: this.bucket, Key: key }), options.expiresInSeconds);
+  }
+
+  /** A GET URL whose response carries `headers` (signed into the URL, so a client cannot change them). */
+  async signedDownloadUrl(
+    key: string,
+    options: { expiresInSeconds: number; headers: DownloadHeaders },
+  ): Promise<SignedUrl> {
+    validateKey(key);
+    const command = new GetObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ResponseContentDisposition: options.headers.contentDisposition,
+      ResponseCacheControl: options.headers.cacheControl,
+    });
+    return this.presign(command, options.expiresInSeconds);
   }
 
   private async presign(

@@ -96,6 +96,23 @@ export interface ObjectStore {
   signedGetUrl(key: string, options: { expiresInSeconds: number }): Promise<SignedUrl>;
 }
 
+/** The response headers a presigned download makes the store send (S3's `response-*` overrides). */
+export interface DownloadHeaders {
+  contentDisposition: string;
+  cacheControl: string;
+}
+
+/**
+ * A store clients can download from themselves with a presigned URL (S3): the API can redirect
+ * there, so the bytes never pass through it. The directory store is not one (its URLs are the API).
+ */
+export interface DownloadUrlSigner {
+  signedDownloadUrl(
+    key: string,
+    options: { expiresInSeconds: number; headers: DownloadHeaders },
+  ): Promise<SignedUrl>;
+}
+
 export const DEFAULT_LIST_LIMIT = 1000;
 const MAX_KEY_BYTES = 1024;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this rejects

@@ -21,7 +21,7 @@ import { createLogger } from '../../platform/log.js';
 import type { Logger } from '../../platform/log.js';
 import { FilesystemObjectStore } from '../../platform/objectstore/filesystem.js';
 import { OBJECT_STORE_URL_PURPOSE } from '../../platform/objectstore/open.js';
-import type { ObjectStore } from '../../platform/objectstore/types.js';
+import type { DownloadUrlSigner, ObjectStore } from '../../platform/objectstore/types.js';
 import { createMetricsRegistry } from '../../platform/metrics.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import type { ResourceStore } from '../../platform/store/types.js';
@@ -101,6 +101,8 @@ export async function startTestApi(
     objectStore?: ObjectStore;
     /** Artifact limits other than docs/api.md#limits's (a 1 s upload URL, a small request limit). */
     artifactLimits?: Partial<ArtifactLimits>;
+    /** Artifact downloads redirect to presigned URLs of this store (S3 on moto); default: streamed. */
+    artifactDownloadRedirect?: DownloadUrlSigner;
     /** Dataset connectors of the context lake (the API's default: s3 and https). */
     lakeConnectors?: ReadonlySet<Connector>;
     /** SQS queues for lake notifications; omitted: the installation has no SQS. */
@@ -151,6 +153,7 @@ export async function startTestApi(
     objectStore,
     ...(options.sseKeepaliveMs === undefined ? {} : { sseKeepaliveMs: options.sseKeepaliveMs }),
     ...(options.artifactLimits === undefined ? {} : { artifactLimits: options.artifactLimits }),
+    artifactDownloadRedirect: options.artifactDownloadRedirect,
     ...contextLakeOptions(options),
     ...(options.now === undefined ? {} : { now: options.now }),
   });

@@ -1,6 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import type { ObjectInfo, ObjectStore } from '../../../platform/objectstore/types.js';
+import type { DownloadUrlSigner, ObjectInfo, ObjectStore } from '../../../platform/objectstore/types.js';
 import { isObjectStoreError } from '../../../platform/objectstore/types.js';
 import { ApiError } from '../../errors.js';
 
@@ -56,6 +56,9 @@ export function contentDisposition(filename: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
+/** What a download response says besides its type and length; a redirect has S3 send the same. */
+const CACHE_CONTROL = 'private, no-cache';
+
 function baseHeaders(info: ObjectInfo, filename: string): OutgoingHttpHeaders {
   return {
     ETag: info.etag,
@@ -64,52 +67,95 @@ function baseHeaders(info: ObjectInfo, filename: string): OutgoingHttpHeaders {
     // Artifacts are whatever an agent wrote (HTML included): never rendered in the API's origin.
     'Content-Disposition': contentDisposition(filename),
     'X-Content-Type-Options': 'nosniff',
-    'Cache-Control': 'private, no-cache',
+    'Cache-Control': CACHE_CONTROL,
   };
+}
+
+/**
+ * How long a download redirect's presigned URL stays valid: long enough for a client to follow it
+ * (and for modest clock skew between the API and S3), short enough that a leaked one soon dies. S3
+ * checks it when the GET starts, so a long download is not cut off.
+ */
+export const DOWNLOAD_URL_TTL_SECONDS = 300;
+
+export interface SendObjectOptions {
+  objectStore: ObjectStore;
+  key: string;
+  filename: string;
+  /** When set, a GET that would carry bytes is answered 307 to a presigned URL of this store instead. */
+  redirectTo?: DownloadUrlSigner | undefined;
+  /** Told when the body fails after the headers went out (not when the client went away). */
+  onStreamError?: (err: unknown) => void;
 }
 
 /**
  * Streams one object to the response: 200, 206 for a satisfiable range, 416 otherwise, 304 when
  * If-None-Match names its ETag. The body goes from the store to the socket through a pipeline, so
- * memory stays bounded by the streams' buffers whatever the object's size.
+ * memory stays bounded by the streams' buffers whatever the object's size. With `redirectTo`, the
+ * API still answers 404, 304, 416 and HEAD itself (one HEAD to the store), and sends the client to
+ * the store for the bytes: its Range header goes along and S3 answers it.
  */
 export async function sendObject(
   req: IncomingMessage,
   res: ServerResponse,
-  options: {
-    objectStore: ObjectStore;
-    key: string;
-    filename: string;
-    /** Told when the body fails after the headers went out (not when the client went away). */
-    onStreamError?: (err: unknown) => void;
-  },
+  options: SendObjectOptions,
 ): Promise<void> {
   const conditional = req.headers.range !== undefined || req.headers['if-none-match'] !== undefined;
-  // A plain GET costs one call to the store; HEAD and conditional requests look first.
-  if (!conditional && req.method !== 'HEAD') {
+  // A plain streamed GET costs one call to the store; HEAD, conditional requests and redirects look first.
+  if (!conditional && req.method !== 'HEAD' && options.redirectTo === undefined) {
     await streamObject(res, { ...options, range: undefined });
     return;
   }
   const info = await options.objectStore.head(options.key);
   if (info === undefined) throw ApiError.notFound('Artifact');
-  if (matchesIfNoneMatch(req.headers['if-none-match'], info.etag)) {
-    res.writeHead(304, baseHeaders(info, options.filename));
-    res.end();
+  const range = answerWithoutBody(req, res, info, options.filename);
+  if (range === 'answered') return;
+  if (options.redirectTo !== undefined) {
+    await redirectToStore(res, options.redirectTo, options);
     return;
+  }
+  await streamObject(res, { ...options, range: range.kind === 'part' ? range : undefined });
+}
+
+/** 304, 416 and HEAD need no bytes: answers them and says so; otherwise the range to send. */
+function answerWithoutBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  info: ObjectInfo,
+  filename: string,
+): Exclude<RangeRequest, { kind: 'unsatisfiable' }> | 'answered' {
+  if (matchesIfNoneMatch(req.headers['if-none-match'], info.etag)) {
+    res.writeHead(304, baseHeaders(info, filename));
+    res.end();
+    return 'answered';
   }
   const range = parseRange(req.headers.range, info.size);
   if (range.kind === 'unsatisfiable') {
     unsatisfiable(res, info.size);
-  } else if (req.method === 'HEAD') {
-    res.writeHead(200, {
-      ...baseHeaders(info, options.filename),
-      'Content-Type': info.contentType,
-      'Content-Length': info.size,
-    });
-    res.end();
-  } else {
-    await streamObject(res, { ...options, range: range.kind === 'part' ? range : undefined });
+    return 'answered';
   }
+  if (req.method !== 'HEAD') return range;
+  res.writeHead(200, {
+    ...baseHeaders(info, filename),
+    'Content-Type': info.contentType,
+    'Content-Length': info.size,
+  });
+  res.end();
+  return 'answered';
+}
+
+async function redirectToStore(
+  res: ServerResponse,
+  store: DownloadUrlSigner,
+  options: { key: string; filename: string },
+): Promise<void> {
+  const signed = await store.signedDownloadUrl(options.key, {
+    expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
+    headers: { contentDisposition: contentDisposition(options.filename), cacheControl: CACHE_CONTROL },
+  });
+  // 307: the client repeats the same GET (Range included) there. The URL is a credential: never cached.
+  res.writeHead(307, { Location: signed.url, 'Cache-Control': 'no-store', 'Content-Length': 0 });
+  res.end();
 }
 
 function unsatisfiable(res: ServerResponse, size: number): void {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { artifactPrefix } from '../../../platform/objectstore/keys.js';
-import type { ObjectStore } from '../../../platform/objectstore/types.js';
+import type { DownloadUrlSigner, ObjectStore } from '../../../platform/objectstore/types.js';
 import {
   defaultContentType,
   isObjectStoreError,
@@ -14,7 +14,7 @@ import {
   newestArtifactFirst,
   presentArtifact,
 } from './record.js';
-import { sendObject } from './download.js';
+import { DOWNLOAD_URL_TTL_SECONDS, sendObject } from './download.js';
 import { receiveArtifacts } from './multipart-upload.js';
 import { storageUnavailable } from '../../storage-errors.js';
 import { ApiError } from '../../errors.js';
@@ -47,6 +47,8 @@ export interface ArtifactRoutesDeps {
   readModel: ReadModel;
   objectStore: ObjectStore;
   limits?: Partial<ArtifactLimits>;
+  /** Downloads answer 307 to a presigned URL of this store (AGENTRY_ARTIFACT_DOWNLOAD_REDIRECT); omitted: streamed. */
+  downloadRedirect?: DownloadUrlSigner | undefined;
 }
 
 const workspaceId = z.string().describe("The workspace's (agent computer's) id");
@@ -159,6 +161,10 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
           headers: { ...DOWNLOAD_HEADERS, 'Content-Range': 'Which bytes of the whole: `bytes a-b/size`' },
         },
         304: { description: 'Not modified (If-None-Match named the current ETag)', headers: { ETag: ETAG } },
+        307: {
+          description: `With the S3 store and download redirects on: GET the bytes at Location (no API key; valid ${DOWNLOAD_URL_TTL_SECONDS} s), which answers as this route would`,
+          headers: { Location: 'A presigned URL of the object store' },
+        },
         416: {
           description: 'The range lies outside the artifact',
           headers: { 'Content-Range': 'The whole size: `bytes */size`' },
@@ -171,6 +177,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
             objectStore,
             key: `${prefix}${params.filename}`,
             filename: params.filename,
+            redirectTo: deps.downloadRedirect,
             onStreamError: (err) => {
               req.log.warn({ err, reqId: req.id }, 'artifact download failed mid-stream');
             },

@@ -156,6 +156,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
   value: {{ .Values.objectStore.s3.region | quote }}
 - name: AGENTRY_S3_FORCE_PATH_STYLE
   value: {{ .Values.objectStore.s3.forcePathStyle | quote }}
+- name: AGENTRY_ARTIFACT_DOWNLOAD_REDIRECT
+  value: {{ .Values.objectStore.s3.downloadRedirect | default "auto" | quote }}
 {{- with .Values.objectStore.s3.endpoint }}
 - name: AGENTRY_S3_ENDPOINT
   value: {{ . | quote }}
