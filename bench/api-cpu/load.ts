@@ -42,6 +42,7 @@ const started = performance.now();
 await run(() => performance.now() - started >= durationMs, latencies);
 const elapsedMs = performance.now() - started;
 latencies.sort((a, b) => a - b);
-const at = (p: number): number => latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)] ?? 0;
+const at = (p: number): number =>
+  latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)] ?? 0;
 console.log(JSON.stringify({ requests: latencies.length, elapsedMs, p50: at(0.5), p99: at(0.99) }));
 agent.destroy();

@@ -28,7 +28,9 @@ interface Endpoint {
 }
 
 /** A bare Express app answering each endpoint's path with the object the API answered. */
-async function startBaseline(answers: Map<string, unknown>): Promise<{ url: string; stop: () => Promise<void> }> {
+async function startBaseline(
+  answers: Map<string, unknown>,
+): Promise<{ url: string; stop: () => Promise<void> }> {
   const app = express();
   for (const [path, body] of answers) {
     app.get(path.split('?')[0] ?? path, (_req, res) => {

@@ -5,7 +5,12 @@ import { z } from 'zod';
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? '3000');
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? '8');
 
-const LoadResultSchema = z.object({ requests: z.number(), elapsedMs: z.number(), p50: z.number(), p99: z.number() });
+const LoadResultSchema = z.object({
+  requests: z.number(),
+  elapsedMs: z.number(),
+  p50: z.number(),
+  p99: z.number(),
+});
 
 export interface LoadFigures {
   /** User + system CPU of this process (the server) per answered request. */

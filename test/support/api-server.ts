@@ -58,7 +58,10 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
 }
 
 /** Silent, unless the test reads the server's log lines (debug level unless it says otherwise). */
-const testLogger = (destination: { write(line: string): void } | undefined, level: LevelWithSilent): Logger =>
+const testLogger = (
+  destination: { write(line: string): void } | undefined,
+  level: LevelWithSilent,
+): Logger =>
   destination === undefined ? createLogger({ level: 'silent' }) : createLogger({ level }, destination);
 
 /** The context-lake settings a test gave, leaving out those it did not (the app's defaults apply). */
