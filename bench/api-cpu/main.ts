@@ -45,6 +45,36 @@ async function startBaseline(
 const median = (runs: readonly LoadFigures[], pick: (f: LoadFigures) => number): number =>
   summarize(runs.map(pick)).p50;
 
+/** ROUNDS of the baseline and the API on one endpoint, alternating which goes first; a table row of medians. */
+async function alternate(
+  label: string,
+  [bareUrl, apiUrl]: [string, string],
+  path: string,
+  key: string,
+): Promise<string> {
+  const bare: LoadFigures[] = [];
+  const full: LoadFigures[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    progress(`${label}: round ${String(round + 1)}/${String(ROUNDS)}`);
+    // Alternate which goes first, so a drift in background load hits both alike.
+    const order = round % 2 === 0 ? [true, false] : [false, true];
+    for (const isBare of order)
+      (isBare ? bare : full).push(await measureLoad(`${isBare ? bareUrl : apiUrl}${path}`, key));
+  }
+  const cpu = (runs: LoadFigures[]): number => median(runs, (f) => f.cpuUsPerRequest);
+  const rate = (runs: LoadFigures[]): number => median(runs, (f) => f.requestsPerSecond);
+  const p99 = (runs: LoadFigures[]): number => median(runs, (f) => f.p99Ms);
+  return [
+    `| ${label}`,
+    `${cpu(full).toFixed(0)} µs`,
+    `${cpu(bare).toFixed(0)} µs`,
+    `${(cpu(full) / cpu(bare)).toFixed(2)}×`,
+    `${rate(full).toFixed(0)}/s`,
+    `${rate(bare).toFixed(0)}/s`,
+    `${p99(full).toFixed(1)} ms / ${p99(bare).toFixed(1)} ms |`,
+  ].join(' | ');
+}
+
 async function main(): Promise<void> {
   progress(`load average ${loadAverage()}`);
   const api = await startTestApi({ logDestination: { write: () => undefined }, logLevel: 'info' });
@@ -62,33 +92,8 @@ async function main(): Promise<void> {
   const baseline = await startBaseline(answers);
   const rows: string[] = [];
   try {
-    for (const { label, path } of endpoints) {
-      const bare: LoadFigures[] = [];
-      const full: LoadFigures[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        progress(`${label}: round ${String(round + 1)}/${String(ROUNDS)}`);
-        // Alternate which goes first, so a drift in background load hits both alike.
-        const order = round % 2 === 0 ? [true, false] : [false, true];
-        for (const isBare of order) {
-          const figures = await measureLoad(`${isBare ? baseline.url : api.url}${path}`, key);
-          (isBare ? bare : full).push(figures);
-        }
-      }
-      const cpu = (runs: LoadFigures[]): number => median(runs, (f) => f.cpuUsPerRequest);
-      const rate = (runs: LoadFigures[]): number => median(runs, (f) => f.requestsPerSecond);
-      const p99 = (runs: LoadFigures[]): number => median(runs, (f) => f.p99Ms);
-      rows.push(
-        [
-          `| ${label}`,
-          `${cpu(full).toFixed(0)} µs`,
-          `${cpu(bare).toFixed(0)} µs`,
-          `${(cpu(full) / cpu(bare)).toFixed(2)}×`,
-          `${rate(full).toFixed(0)}/s`,
-          `${rate(bare).toFixed(0)}/s`,
-          `${p99(full).toFixed(1)} ms / ${p99(bare).toFixed(1)} ms |`,
-        ].join(' | '),
-      );
-    }
+    for (const { label, path } of endpoints)
+      rows.push(await alternate(label, [baseline.url, api.url], path, key));
   } finally {
     await baseline.stop();
     await api.stop();

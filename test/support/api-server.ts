@@ -60,7 +60,7 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
 /** Silent, unless the test reads the server's log lines (debug level unless it says otherwise). */
 const testLogger = (
   destination: { write(line: string): void } | undefined,
-  level: LevelWithSilent,
+  level: LevelWithSilent = 'debug',
 ): Logger =>
   destination === undefined ? createLogger({ level: 'silent' }) : createLogger({ level }, destination);
 
@@ -125,7 +125,7 @@ export async function startTestApi(
   const store = options.store ?? (await EmbeddedStore.open(join(dir, 'store')));
   if (options.createNamespaces === true) await ensureNamespace(store, CONTROL_NAMESPACE);
   const installationKey = await ensureInstallationKey(store, CONTROL_NAMESPACE);
-  const logger = testLogger(options.logDestination, options.logLevel ?? 'debug');
+  const logger = testLogger(options.logDestination, options.logLevel);
   const readModel = new ReadModel(store, { controlNamespace: CONTROL_NAMESPACE, logger });
   await readModel.start();
   // Listening first: the object store's signed URLs need the server's port, and the app the store.
