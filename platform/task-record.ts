@@ -142,7 +142,11 @@ export function presentTask(task: Task, presentation: TaskPresentation): TaskRec
   };
 }
 
-export function presentTaskListItem(task: Task, presentation: TaskPresentation): TaskListItem {
-  const record = presentTask(task, presentation);
-  return { ...record, prompts: record.prompts.map(({ prompt: _text, ...rest }) => rest) };
-}
+/** The list item of a task record: the same, without prompt texts. */
+export const taskListItemOf = (record: TaskRecord): TaskListItem => ({
+  ...record,
+  prompts: record.prompts.map(({ prompt: _text, ...rest }) => rest),
+});
+
+export const presentTaskListItem = (task: Task, presentation: TaskPresentation): TaskListItem =>
+  taskListItemOf(presentTask(task, presentation));

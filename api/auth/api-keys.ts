@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { SecretType, secretData, secretValue } from '../../crds/index.js';
 import type { Secret } from '../../crds/index.js';
@@ -6,6 +6,7 @@ import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import { ScopeSchema } from './scopes.js';
 import type { Scope } from './scopes.js';
+import { VersionedCache } from '../versioned-cache.js';
 
 /**
  * API keys are Secrets in the control-plane namespace holding only a SHA-256 of the key. The
@@ -21,10 +22,14 @@ export const API_KEY_COMPONENT = 'api-key';
 const SECRET_TYPE = 'agentry.dev/api-key';
 const KEY_PREFIX = 'agk_';
 
-export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+// The one-shot hash: every authenticated request hashes its key, and a Hash object costs more than the digest.
+export const hashApiKey = (key: string): string => hash('sha256', key, 'hex');
+
+/** The public id of a key whose hashApiKey is `hash`: a prefix of it, safe to print and log. */
+export const apiKeyIdOfHash = (hash: string): string => hash.slice(0, 16);
 
 /** The public id of a key: a hash prefix, safe to print and log. */
-export const apiKeyId = (key: string): string => hashApiKey(key).slice(0, 16);
+export const apiKeyId = (key: string): string => apiKeyIdOfHash(hashApiKey(key));
 
 export const apiKeySecretName = (id: string): string => `agentry-key-${id}`;
 
@@ -61,18 +66,38 @@ function readStoredKey(secret: Secret): (z.infer<typeof StoredKeySchema> & { id:
   return { ...parsed.data, id: secret.metadata.name.replace(/^agentry-key-/, '') };
 }
 
-export function apiKeyRecord(secret: Secret): ApiKeyRecord | undefined {
+/** A key's Secret as read once: the stored hash and the record it describes. */
+export interface StoredApiKey {
+  hash: string;
+  record: ApiKeyRecord;
+}
+
+export function readApiKey(secret: Secret): StoredApiKey | undefined {
   const stored = readStoredKey(secret);
   if (stored === undefined) return undefined;
   return {
-    id: stored.id,
-    name: stored.name,
-    organization: stored.organization,
-    user: stored.user,
-    scopes: stored.scopes,
-    createdAt: secret.metadata.creationTimestamp,
-    expiresAt: stored.expiresAt,
+    hash: stored.hash,
+    record: {
+      id: stored.id,
+      name: stored.name,
+      organization: stored.organization,
+      user: stored.user,
+      scopes: stored.scopes,
+      createdAt: secret.metadata.creationTimestamp,
+      expiresAt: stored.expiresAt,
+    },
   };
+}
+
+export const apiKeyRecord = (secret: Secret): ApiKeyRecord | undefined => readApiKey(secret)?.record;
+
+/**
+ * readApiKey for every request: the Secrets come from the read model's cache, so each version of
+ * one is parsed once (keyed by uid and resourceVersion, see VersionedCache).
+ */
+export function cachedApiKeyReader(capacity = 1024): (secret: Secret) => StoredApiKey | undefined {
+  const parsed = new VersionedCache<StoredApiKey | undefined>(capacity);
+  return (secret) => parsed.derive(secret, readApiKey);
 }
 
 export interface IssueApiKeyInput {
@@ -154,15 +179,22 @@ export async function revokeApiKey(store: ResourceStore, namespace: string, id: 
 
 export type KeyCheck = { ok: true; key: ApiKeyRecord } | { ok: false; reason: 'unknown' | 'expired' };
 
-/** Checks a presented key against its stored Secret: constant-time hash compare, then expiry. */
-export function checkApiKey(presented: string, secret: Secret | undefined, now: Date): KeyCheck {
-  const stored = secret === undefined ? undefined : readStoredKey(secret);
+/**
+ * Checks a presented key, given as its hashApiKey (the caller has it already: the key's id is a
+ * prefix of it), against its stored Secret: constant-time hash compare, then expiry.
+ */
+export function checkApiKey(
+  presentedHash: string,
+  secret: Secret | undefined,
+  now: Date,
+  read: (secret: Secret) => StoredApiKey | undefined = readApiKey,
+): KeyCheck {
+  const stored = secret === undefined ? undefined : read(secret);
   const expected = Buffer.from(stored?.hash ?? '0'.repeat(64), 'hex');
-  const actual = Buffer.from(hashApiKey(presented), 'hex');
-  const matches = timingSafeEqual(expected, actual) && stored !== undefined;
-  if (!matches || secret === undefined) return { ok: false, reason: 'unknown' };
-  const record = apiKeyRecord(secret);
-  if (record === undefined) return { ok: false, reason: 'unknown' };
+  const actual = Buffer.from(presentedHash, 'hex');
+  const matches = actual.length === expected.length && timingSafeEqual(expected, actual);
+  if (!matches || stored === undefined) return { ok: false, reason: 'unknown' };
+  const { record } = stored;
   if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now.getTime()) {
     return { ok: false, reason: 'expired' };
   }

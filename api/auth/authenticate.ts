@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { organizationNamespace } from '../../crds/index.js';
 import { ApiError } from '../errors.js';
 import type { ReadModel } from '../read-model.js';
-import { apiKeyId, apiKeySecretName, checkApiKey } from './api-keys.js';
+import { apiKeyIdOfHash, apiKeySecretName, cachedApiKeyReader, checkApiKey, hashApiKey } from './api-keys.js';
 import { setPrincipal } from './principal.js';
 
 /** docs/api.md#authentication: the key travels in `API_KEY`, `api-key` or `x-api-key`, in any letter case. */
@@ -26,14 +26,16 @@ export interface AuthenticateOptions {
 /** Resolves the API key to a principal (key, user, scopes, organization) or answers 401. */
 export function authenticate(options: AuthenticateOptions): RequestHandler {
   const now = options.now ?? (() => new Date());
+  const readKey = cachedApiKeyReader();
   return function authenticateApiKey(req: Request, _res: Response, next: NextFunction): void {
     const key = presentedApiKey(req);
     if (key === undefined) {
       throw new ApiError('missing_api_key', 'An API key is required in the API_KEY header');
     }
-    const keyId = apiKeyId(key);
+    const hash = hashApiKey(key);
+    const keyId = apiKeyIdOfHash(hash);
     const secret = options.readModel.apiKeys.get(options.controlNamespace, apiKeySecretName(keyId));
-    const check = checkApiKey(key, secret, now());
+    const check = checkApiKey(hash, secret, now(), readKey);
     if (!check.ok) {
       throw new ApiError(
         'invalid_api_key',

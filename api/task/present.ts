@@ -1,17 +1,13 @@
 // The task record lives in platform/: webhook deliveries (operator) carry it too.
 import type { Task } from '../../crds/index.js';
-import {
-  TaskListItemSchema,
-  TaskRecordSchema,
-  presentTask,
-  presentTaskListItem,
-} from '../../platform/task-record.js';
-import type { TaskListItem, TaskPresentation, TaskRecord } from '../../platform/task-record.js';
+import { TaskListItemSchema, TaskRecordSchema } from '../../platform/task-record.js';
+import type { TaskListItem, TaskRecord } from '../../platform/task-record.js';
 import { listEnvelopeSchema } from '../pagination.js';
 import type { ReadModel } from '../read-model.js';
 import { workspaceOf } from './access.js';
 import { AgentComputerStatusValueSchema, agentComputerStatus } from '../agent-computer/present.js';
 import type { AgentComputerStatusValue } from '../agent-computer/present.js';
+import type { TaskRecordCache } from './record-cache.js';
 
 export * from '../../platform/task-record.js';
 
@@ -33,20 +29,21 @@ const workspaceStatusOf = (readModel: ReadModel, task: Task): WorkspaceStatus =>
   return ac === undefined ? null : agentComputerStatus(ac);
 };
 
+/** The workspace's status changes without the task: it is added to the (cached) record on each read. */
 export const presentApiTask = (
   task: Task,
-  presentation: TaskPresentation,
+  records: TaskRecordCache,
   readModel: ReadModel,
 ): TaskRecord & { workspaceStatus: WorkspaceStatus } => ({
-  ...presentTask(task, presentation),
+  ...records.record(task),
   workspaceStatus: workspaceStatusOf(readModel, task),
 });
 
 export const presentApiTaskListItem = (
   task: Task,
-  presentation: TaskPresentation,
+  records: TaskRecordCache,
   readModel: ReadModel,
 ): TaskListItem & { workspaceStatus: WorkspaceStatus } => ({
-  ...presentTaskListItem(task, presentation),
+  ...records.listItem(task),
   workspaceStatus: workspaceStatusOf(readModel, task),
 });

@@ -22,6 +22,7 @@ import { promptEventsRoute, taskEventsRoute } from './event-routes.js';
 import { checkExecutor } from './executor-policy.js';
 import { assertTaskSlot } from './limits.js';
 import { taskListBuckets } from './list-index.js';
+import { TaskRecordCache } from './record-cache.js';
 import { softDeleted, withCancelRequested, withPrompt, withVisibility } from './mutations.js';
 import {
   AddPromptBodySchema,
@@ -89,7 +90,7 @@ const createTaskRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     },
   });
 
-const listTasksRoute = (deps: TaskRoutesDeps): RouteDefinition =>
+const listTasksRoute = (deps: TaskRoutesDeps, records: TaskRecordCache): RouteDefinition =>
   defineRoute({
     method: 'get',
     path: '/v1/tasks',
@@ -100,18 +101,17 @@ const listTasksRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     query: ListTasksQuerySchema,
     responses: { 200: { description: 'A page of tasks', schema: TaskPageSchema } },
     handler: ({ query, principal }) => {
-      const presentation = taskPresentation(deps);
       const buckets = taskListBuckets(principal, query);
       return {
         status: 200,
         body: indexedPage(deps.readModel.tasks, principal.namespace, buckets, query, (task) =>
-          presentApiTaskListItem(task, presentation, deps.readModel),
+          presentApiTaskListItem(task, records, deps.readModel),
         ),
       };
     },
   });
 
-const getTaskRoute = (deps: TaskRoutesDeps): RouteDefinition =>
+const getTaskRoute = (deps: TaskRoutesDeps, records: TaskRecordCache): RouteDefinition =>
   defineRoute({
     method: 'get',
     path: '/v1/tasks/:id',
@@ -123,11 +123,7 @@ const getTaskRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     responses: { 200: { description: 'The task', schema: ApiTaskRecordSchema } },
     handler: async ({ params, principal }) => ({
       status: 200,
-      body: presentApiTask(
-        await findTask(deps.readModel, principal, params.id),
-        taskPresentation(deps),
-        deps.readModel,
-      ),
+      body: presentApiTask(await findTask(deps.readModel, principal, params.id), records, deps.readModel),
     }),
   });
 
@@ -153,7 +149,7 @@ const addPromptRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     },
   });
 
-const cancelTaskRoute = (deps: TaskRoutesDeps): RouteDefinition =>
+const cancelTaskRoute = (deps: TaskRoutesDeps, records: TaskRecordCache): RouteDefinition =>
   defineRoute({
     method: 'post',
     path: '/v1/tasks/:id/cancel',
@@ -168,7 +164,7 @@ const cancelTaskRoute = (deps: TaskRoutesDeps): RouteDefinition =>
       const updated = await updateTask(deps, principal, params.id, (current) =>
         withCancelRequested(current, at),
       );
-      return { status: 200, body: presentApiTask(updated, taskPresentation(deps), deps.readModel) };
+      return { status: 200, body: presentApiTask(updated, records, deps.readModel) };
     },
   });
 
@@ -210,15 +206,18 @@ const deleteTaskRoute = (deps: TaskRoutesDeps): RouteDefinition =>
   });
 
 /** The task routes of docs/api.md#tasks. The API writes intent only; the operator does the rest. */
-export const taskRoutes = (deps: TaskRoutesDeps): RouteDefinition[] => [
-  createTaskRoute(deps),
-  listTasksRoute(deps),
-  getTaskRoute(deps),
-  taskContentRoute(deps),
-  addPromptRoute(deps),
-  cancelTaskRoute(deps),
-  visibilityRoute(deps),
-  deleteTaskRoute(deps),
-  taskEventsRoute(deps),
-  promptEventsRoute(deps),
-];
+export function taskRoutes(deps: TaskRoutesDeps): RouteDefinition[] {
+  const records = new TaskRecordCache(taskPresentation(deps));
+  return [
+    createTaskRoute(deps),
+    listTasksRoute(deps, records),
+    getTaskRoute(deps, records),
+    taskContentRoute(deps),
+    addPromptRoute(deps),
+    cancelTaskRoute(deps, records),
+    visibilityRoute(deps),
+    deleteTaskRoute(deps),
+    taskEventsRoute(deps),
+    promptEventsRoute(deps),
+  ];
+}

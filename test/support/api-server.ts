@@ -19,6 +19,7 @@ import type { Connector } from '../../platform/lake-config/dataset-source.js';
 import type { NotificationQueues } from '../../platform/lake-notifications/types.js';
 import { createLogger } from '../../platform/log.js';
 import type { Logger } from '../../platform/log.js';
+import type { LevelWithSilent } from 'pino';
 import { FilesystemObjectStore } from '../../platform/objectstore/filesystem.js';
 import { OBJECT_STORE_URL_PURPOSE } from '../../platform/objectstore/open.js';
 import type { DownloadUrlSigner, ObjectStore } from '../../platform/objectstore/types.js';
@@ -56,11 +57,12 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
   }
 }
 
-/** Silent, unless the test reads the server's log lines (debug level). */
-const testLogger = (destination: { write(line: string): void } | undefined): Logger =>
-  destination === undefined
-    ? createLogger({ level: 'silent' })
-    : createLogger({ level: 'debug' }, destination);
+/** Silent, unless the test reads the server's log lines (debug level unless it says otherwise). */
+const testLogger = (
+  destination: { write(line: string): void } | undefined,
+  level: LevelWithSilent = 'debug',
+): Logger =>
+  destination === undefined ? createLogger({ level: 'silent' }) : createLogger({ level }, destination);
 
 /** The context-lake settings a test gave, leaving out those it did not (the app's defaults apply). */
 function contextLakeOptions(
@@ -115,13 +117,15 @@ export async function startTestApi(
     lakeMaxResultBytes?: number;
     /** Receives the server's JSON log lines (debug level); default: no logs. */
     logDestination?: { write(line: string): void };
+    /** The level of the lines `logDestination` receives (default debug; a bench logs at info as served). */
+    logLevel?: LevelWithSilent;
   } = {},
 ): Promise<TestApi> {
   const dir = await mkdtemp(join(tmpdir(), 'agentry-api-'));
   const store = options.store ?? (await EmbeddedStore.open(join(dir, 'store')));
   if (options.createNamespaces === true) await ensureNamespace(store, CONTROL_NAMESPACE);
   const installationKey = await ensureInstallationKey(store, CONTROL_NAMESPACE);
-  const logger = testLogger(options.logDestination);
+  const logger = testLogger(options.logDestination, options.logLevel);
   const readModel = new ReadModel(store, { controlNamespace: CONTROL_NAMESPACE, logger });
   await readModel.start();
   // Listening first: the object store's signed URLs need the server's port, and the app the store.
