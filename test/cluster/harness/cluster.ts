@@ -133,7 +133,7 @@ spec: { runStrategy: Always }
 /**
  * The fake virt-controller's stages, proven to work: kwok gives up for good on a Stage whose kind
  * its discovery does not list yet (even after the CRD is Established), so a probe VM must start,
- * and the stages are recreated until it does.
+ * and the stages are recreated until it does (waits of 10 s, 20 s, … 60 s: 3.5 min in all).
  */
 async function installVirtControllerStages(state: ClusterState): Promise<void> {
   const stages = join(FIXTURES, 'kubevirt-stages.yaml');
@@ -143,7 +143,8 @@ async function installVirtControllerStages(state: ClusterState): Promise<void> {
     const running = await kubectl(state, [
       'wait',
       '--for=jsonpath={.status.printableStatus}=Running',
-      '--timeout=10s',
+      // Longer each time: on a loaded machine kwok's stage controller may just be slow, not stuck.
+      `--timeout=${10 * attempt}s`,
       'virtualmachine/harness-probe',
       '-n',
       'default',
@@ -152,8 +153,8 @@ async function installVirtControllerStages(state: ClusterState): Promise<void> {
       () => false,
     );
     if (running) break;
-    if (attempt === 5)
-      throw new HarnessError('the fake virt-controller stages never started a VirtualMachine');
+    if (attempt === 6)
+      throw new HarnessError('the fake virt-controller stages never started a VirtualMachine (3.5 min)');
     process.stderr.write(`fake virt-controller stages did not take (attempt ${attempt}); recreating them\n`);
     await kubectl(state, ['delete', '-f', stages, '--wait=true']);
   }
