@@ -85,7 +85,7 @@ async function startBenchOperator(kubeconfig: string, workers: number): Promise<
 }
 
 /** Creates N AgentComputers and waits for all to be ready; on a stall, says which Ready reasons held. */
-async function createAllUntilReady(
+export async function createAllUntilReady(
   client: KubernetesStore,
   namespace: string,
   names: readonly string[],

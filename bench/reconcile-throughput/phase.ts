@@ -54,7 +54,8 @@ export const phaseResult = (
 export function describePhase(label: string, phase: PhaseResult): void {
   console.log(
     `${label}: all ready in ${seconds(phase.totalMs)} s (creates done at ${seconds(phase.createdMs)} s; ` +
-      `p50 ${seconds(phase.p50Ms)} s, p95 ${seconds(phase.p95Ms)} s); ` +
-      `${phase.requests} requests, ${phase.sockets} new connections`,
+      `p50 ${seconds(phase.p50Ms)} s, p95 ${seconds(phase.p95Ms)} s)` +
+      // A controller in a process of its own: its requests are not counted here.
+      (Number.isNaN(phase.requests) ? '' : `; ${phase.requests} requests, ${phase.sockets} new connections`),
   );
 }

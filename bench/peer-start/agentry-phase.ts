@@ -1,0 +1,63 @@
+// Agentry: N AgentComputers (pod runtime) reconciled by `agentry operator` as a process of its own,
+// as shipped but for the workload's image and size, timed from the first create until every one is
+// `ready`.
+import type { ClusterState } from '../../test/cluster/harness/cluster.js';
+import { KubernetesStore } from '../../platform/store/kubernetes.js';
+import { ensureNamespace } from '../../cli/bootstrap.js';
+import { addWorkloadNamespace } from '../reconcile-throughput/cluster-setup.js';
+import { IMAGE, RESOURCES } from '../reconcile-throughput/config.js';
+import { BenchKubeConfig } from '../reconcile-throughput/kube-config.js';
+import { createAllUntilReady } from '../reconcile-throughput/measured.js';
+import { phaseResult } from '../reconcile-throughput/phase.js';
+import { startController } from './controller-process.js';
+import { controllerFigures } from './controller-phase.js';
+import type { ControllerPhase } from './controller-phase.js';
+
+const CONTROL_NAMESPACE = 'agentry-system';
+
+/** `agentry operator` from source (the swc loader), as the cluster tests run it. */
+const operatorCommand = ['--import', './test/support/register-swc.mjs', 'cli/main.ts', 'operator'];
+
+export async function runAgentryPhase(
+  admin: KubernetesStore,
+  cluster: ClusterState,
+  namespace: string,
+): Promise<ControllerPhase> {
+  await ensureNamespace(admin, CONTROL_NAMESPACE);
+  const names = await addWorkloadNamespace(admin, namespace, 'ac');
+  const operator = await startController(
+    'agentry operator',
+    process.execPath,
+    operatorCommand,
+    {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      KUBECONFIG: cluster.kubeconfig,
+      AGENTRY_STORE: 'kubernetes',
+      AGENTRY_NAMESPACE: CONTROL_NAMESPACE,
+      AGENTRY_RUNTIMES: 'pod',
+      AGENTRY_RUNNER_IMAGE: IMAGE,
+      AGENTRY_WORKLOAD_CPU: RESOURCES.cpu,
+      AGENTRY_WORKLOAD_MEMORY: RESOURCES.memory,
+      AGENTRY_WORKLOAD_DISK: RESOURCES.disk,
+      AGENTRY_METRICS_PORT: '0',
+      // Like the peer, which runs with --leader-elect=false: one replica, no Lease to renew.
+      AGENTRY_LEADER_ELECTION: 'false',
+    },
+    /operator running/,
+  );
+  const client = KubernetesStore.fromKubeConfig(new BenchKubeConfig(cluster.kubeconfig, false));
+  try {
+    const before = await operator.usage();
+    const start = performance.now();
+    const { ready, createdMs } = await createAllUntilReady(client, namespace, names, start);
+    const totalMs = performance.now() - start;
+    return {
+      ...phaseResult(ready, { totalMs, createdMs, requests: Number.NaN, sockets: Number.NaN }),
+      ...controllerFigures(before, await operator.usage()),
+    };
+  } finally {
+    await operator.stop();
+    await client.close();
+  }
+}
