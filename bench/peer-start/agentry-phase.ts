@@ -1,9 +1,10 @@
 // Agentry: N AgentComputers (pod runtime) reconciled by `agentry operator` as a process of its own,
-// as shipped but for the workload's image and size, timed from the first create until every one is
-// `ready`.
+// compiled as shipped, configured as shipped but for the workload's image and size, timed from the
+// first create until every one is `ready`.
 import type { ClusterState } from '../../test/cluster/harness/cluster.js';
 import { KubernetesStore } from '../../platform/store/kubernetes.js';
 import { ensureNamespace } from '../../cli/bootstrap.js';
+import { run } from '../../test/cluster/harness/tools.js';
 import { addWorkloadNamespace } from '../reconcile-throughput/cluster-setup.js';
 import { IMAGE, RESOURCES } from '../reconcile-throughput/config.js';
 import { BenchKubeConfig } from '../reconcile-throughput/kube-config.js';
@@ -15,8 +16,12 @@ import type { ControllerPhase } from './controller-phase.js';
 
 const CONTROL_NAMESPACE = 'agentry-system';
 
-/** `agentry operator` from source (the swc loader), as the cluster tests run it. */
-const operatorCommand = ['--import', './test/support/register-swc.mjs', 'cli/main.ts', 'operator'];
+/** As `npm start` runs it: compiled to dist/ first (build-with-progress.mjs), without a loader. */
+const operatorCommand = ['dist/cli/main.js', 'operator'];
+
+export async function buildAgentry(): Promise<void> {
+  await run(process.execPath, ['scripts/build-with-progress.mjs'], { timeoutMs: 10 * 60_000 });
+}
 
 export async function runAgentryPhase(
   admin: KubernetesStore,

@@ -3,7 +3,8 @@
 // - bare: N PVC + Pod pairs created with client-node (the runner's pod template), no controller;
 // - agent-sandbox: N Sandboxes (same pod template, a disk claim template, a Service) reconciled by
 //   kubernetes-sigs/agent-sandbox's controller, built from Go modules, as a process of its own;
-// - Agentry: N AgentComputers (pod runtime) reconciled by `agentry operator` as a process of its own.
+// - Agentry: N AgentComputers (pod runtime) reconciled by `agentry operator` as a process of its own,
+//   compiled to dist/ first as `npm start` does.
 // Each is timed from its first create until every one is ready (Pod Ready, Sandbox Ready condition,
 // agentComputerStatus ready); the controllers' CPU seconds over that span and their memory are read
 // from /proc. Rounds rotate which phase goes first; the table gives medians and, for the ratios, the
@@ -25,7 +26,7 @@ import { addNodes, addServiceRange } from '../reconcile-throughput/cluster-setup
 import { N } from '../reconcile-throughput/config.js';
 import { BenchKubeConfig } from '../reconcile-throughput/kube-config.js';
 import { describePhase } from '../reconcile-throughput/phase.js';
-import { runAgentryPhase } from './agentry-phase.js';
+import { buildAgentry, runAgentryPhase } from './agentry-phase.js';
 import { buildPeerTools } from './peer-tools.js';
 import { printReport } from './report.js';
 import type { Round } from './report.js';
@@ -37,6 +38,8 @@ const PHASES = ['bare', 'sandbox', 'agentry'] as const;
 const loadBefore = loadAverage();
 progress('building (or finding) agent-sandbox');
 const peer = await buildPeerTools();
+progress('building Agentry (tsc, as npm start does)');
+await buildAgentry();
 progress('starting a KWOK cluster');
 const cluster = await startCluster();
 const interrupted = (): void => {
