@@ -35,7 +35,10 @@ export async function installSandboxCrd(cluster: ClusterState, crdFile: string):
   await until('the Sandbox CRD established', 60_000, established, { signal: NEVER, pollMs: POLL_MS });
 }
 
-/** As its Helm chart runs it, less what needs a cluster's DNS or certificates. */
+/**
+ * Its Helm chart's defaults (100 Sandbox workers, no client-side rate limit), less leader election
+ * (one replica, as Agentry's phase), the webhook server and the metrics and probe listeners.
+ */
 const controllerArgs = [
   '--leader-elect=false',
   '--enable-webhook=false',
