@@ -28,8 +28,8 @@ export async function startController(
       tail = (tail + chunk.toString()).slice(-4000);
       if (up.test(tail)) resolve();
     };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) => {
       reject(new Error(`${label} exited with ${String(code)}: ${tail}`));
     });

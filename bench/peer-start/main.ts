@@ -34,6 +34,21 @@ import { installSandboxCrd, runSandboxPhase } from './sandbox-phase.js';
 
 const ROUNDS = envCount('BENCH_PEER_ROUNDS', 1);
 const PHASES = ['bare', 'sandbox', 'agentry'] as const;
+type Phase = (typeof PHASES)[number];
+
+/** Runs one phase of a round into `round`, its namespace named after `tag`. */
+async function runPhase(phase: Phase, round: Partial<Round>, tag: string): Promise<void> {
+  if (phase === 'bare') {
+    round.bare = await runBaseline(admin, cluster.kubeconfig, `peer-bare-${tag}`);
+    describePhase(`bare (${N} PVC + Pod)`, round.bare);
+  } else if (phase === 'sandbox') {
+    round.sandbox = await runSandboxPhase(admin, cluster, peer, `peer-sandbox-${tag}`);
+    describePhase(`agent-sandbox (${N} Sandboxes)`, round.sandbox);
+  } else {
+    round.agentry = await runAgentryPhase(admin, cluster, `peer-agentry-${tag}`);
+    describePhase(`Agentry (${N} AgentComputers)`, round.agentry);
+  }
+}
 
 const loadBefore = loadAverage();
 progress('building (or finding) agent-sandbox');
@@ -56,19 +71,9 @@ try {
     const round: Partial<Round> = {};
     const tag = `${r}-${Date.now().toString(36)}`;
     // Each round starts with the next phase, so none always runs on the emptiest cluster.
-    for (let k = 0; k < PHASES.length; k++) {
-      const phase = PHASES[(r + k) % PHASES.length];
+    for (const phase of [...PHASES.slice(r % PHASES.length), ...PHASES.slice(0, r % PHASES.length)]) {
       progress(`round ${r + 1}: ${phase}`);
-      if (phase === 'bare') {
-        round.bare = await runBaseline(admin, cluster.kubeconfig, `peer-bare-${tag}`);
-        describePhase(`bare (${N} PVC + Pod)`, round.bare);
-      } else if (phase === 'sandbox') {
-        round.sandbox = await runSandboxPhase(admin, cluster, peer, `peer-sandbox-${tag}`);
-        describePhase(`agent-sandbox (${N} Sandboxes)`, round.sandbox);
-      } else {
-        round.agentry = await runAgentryPhase(admin, cluster, `peer-agentry-${tag}`);
-        describePhase(`Agentry (${N} AgentComputers)`, round.agentry);
-      }
+      await runPhase(phase, round, tag);
     }
     const { bare, sandbox, agentry } = round;
     if (bare === undefined || sandbox === undefined || agentry === undefined)
