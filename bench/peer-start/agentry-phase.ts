@@ -9,9 +9,8 @@ import { addWorkloadNamespace } from '../reconcile-throughput/cluster-setup.js';
 import { IMAGE, RESOURCES } from '../reconcile-throughput/config.js';
 import { BenchKubeConfig } from '../reconcile-throughput/kube-config.js';
 import { createAllUntilReady } from '../reconcile-throughput/measured.js';
-import { phaseResult } from '../reconcile-throughput/phase.js';
 import { startController } from './controller-process.js';
-import { controllerFigures } from './controller-phase.js';
+import { timeControllerPhase } from './controller-phase.js';
 import type { ControllerPhase } from './controller-phase.js';
 
 const CONTROL_NAMESPACE = 'agentry-system';
@@ -53,14 +52,9 @@ export async function runAgentryPhase(
   );
   const client = KubernetesStore.fromKubeConfig(new BenchKubeConfig(cluster.kubeconfig, false));
   try {
-    const before = await operator.usage();
-    const start = performance.now();
-    const { ready, createdMs } = await createAllUntilReady(client, namespace, names, start);
-    const totalMs = performance.now() - start;
-    return {
-      ...phaseResult(ready, { totalMs, createdMs, requests: Number.NaN, sockets: Number.NaN }),
-      ...controllerFigures(before, await operator.usage()),
-    };
+    return await timeControllerPhase(operator, (start) =>
+      createAllUntilReady(client, namespace, names, start),
+    );
   } finally {
     await operator.stop();
     await client.close();

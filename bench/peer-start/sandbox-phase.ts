@@ -6,14 +6,14 @@ import { z } from 'zod';
 import type { ClusterState } from '../../test/cluster/harness/cluster.js';
 import { kubectl } from '../../test/cluster/harness/cluster.js';
 import type { KubernetesStore } from '../../platform/store/kubernetes.js';
-import { indices, pool } from '../support/pool.js';
+import { indices } from '../support/pool.js';
 import { until } from '../support/wait.js';
 import { diskClaimSpec, runnerPodSpec } from '../reconcile-throughput/baseline.js';
 import { addNamespaceWithVolumes } from '../reconcile-throughput/cluster-setup.js';
-import { CONCURRENCY, N, POLL_MS } from '../reconcile-throughput/config.js';
-import { phaseResult, waitAllReady } from '../reconcile-throughput/phase.js';
+import { N, POLL_MS } from '../reconcile-throughput/config.js';
+import { createUntilAllReady } from '../reconcile-throughput/phase.js';
 import { startController } from './controller-process.js';
-import { controllerFigures } from './controller-phase.js';
+import { timeControllerPhase } from './controller-phase.js';
 import type { ControllerPhase } from './controller-phase.js';
 import type { PeerTools } from './peer-tools.js';
 import { SandboxType, sandboxReady, withoutConversionWebhook } from './sandbox-type.js';
@@ -46,6 +46,33 @@ const controllerArgs = [
   '--health-probe-bind-address=0',
 ];
 
+/** Creates the Sandboxes from `start` on; when each was first seen Ready. */
+async function createUntilReady(
+  admin: KubernetesStore,
+  namespace: string,
+  names: readonly string[],
+  start: number,
+): Promise<{ ready: number[]; createdMs: number }> {
+  const create = (i: number): Promise<unknown> =>
+    admin.create(SandboxType, {
+      apiVersion: 'agents.x-k8s.io/v1beta1',
+      kind: 'Sandbox',
+      metadata: { name: names[i] ?? '', namespace },
+      spec: {
+        podTemplate: {
+          metadata: { labels: { 'app.kubernetes.io/name': 'agentry-runner' } },
+          spec: runnerPodSpec(),
+        },
+        volumeClaimTemplates: [{ metadata: { name: 'code' }, spec: diskClaimSpec() }],
+        service: true,
+      },
+    });
+  return createUntilAllReady('sandboxes', start, create, async () => {
+    const { items } = await admin.list(SandboxType, { namespace });
+    return items.filter(sandboxReady).map((sandbox) => sandbox.metadata.name);
+  });
+}
+
 export async function runSandboxPhase(
   admin: KubernetesStore,
   cluster: ClusterState,
@@ -66,36 +93,7 @@ export async function runSandboxPhase(
     /Starting workers.*"controller": ?"sandbox"/,
   );
   try {
-    const before = await controller.usage();
-    const start = performance.now();
-    let createdMs = 0;
-    const creating = pool(indices(N), CONCURRENCY, (i) =>
-      admin.create(SandboxType, {
-        apiVersion: 'agents.x-k8s.io/v1beta1',
-        kind: 'Sandbox',
-        metadata: { name: names[i] ?? '', namespace },
-        spec: {
-          podTemplate: {
-            metadata: { labels: { 'app.kubernetes.io/name': 'agentry-runner' } },
-            spec: runnerPodSpec(),
-          },
-          volumeClaimTemplates: [{ metadata: { name: 'code' }, spec: diskClaimSpec() }],
-          service: true,
-        },
-      }),
-    ).then(() => {
-      createdMs = performance.now() - start;
-    });
-    const ready = await waitAllReady('sandboxes', N, start, async () => {
-      const { items } = await admin.list(SandboxType, { namespace });
-      return items.filter(sandboxReady).map((sandbox) => sandbox.metadata.name);
-    });
-    await creating;
-    const totalMs = performance.now() - start;
-    return {
-      ...phaseResult(ready, { totalMs, createdMs, requests: Number.NaN, sockets: Number.NaN }),
-      ...controllerFigures(before, await controller.usage()),
-    };
+    return await timeControllerPhase(controller, (start) => createUntilReady(admin, namespace, names, start));
   } finally {
     await controller.stop();
   }

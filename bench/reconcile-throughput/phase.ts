@@ -1,7 +1,8 @@
 // What each side measures: from its first create until every one is ready.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { percentile } from '../support/stats.js';
-import { POLL_MS, STALL_MS } from './config.js';
+import { indices, pool } from '../support/pool.js';
+import { CONCURRENCY, N, POLL_MS, STALL_MS } from './config.js';
 
 export interface PhaseResult {
   totalMs: number;
@@ -36,6 +37,25 @@ export async function waitAllReady(
     if (seen.size < count) await sleep(POLL_MS);
   }
   return [...seen.values()].sort((a, b) => a - b);
+}
+
+/**
+ * Calls `create(i)` for i < N, CONCURRENCY at a time, from `start` on, while `waitAllReady` polls
+ * `readyNames`; when each was first seen ready and when the creates were done.
+ */
+export async function createUntilAllReady(
+  what: string,
+  start: number,
+  create: (i: number) => Promise<unknown>,
+  readyNames: () => Promise<string[]>,
+): Promise<{ ready: number[]; createdMs: number }> {
+  let createdMs = 0;
+  const creating = pool(indices(N), CONCURRENCY, create).then(() => {
+    createdMs = performance.now() - start;
+  });
+  const ready = await waitAllReady(what, N, start, readyNames);
+  await creating;
+  return { ready, createdMs };
 }
 
 /** The phase's result from the ready times `waitAllReady` gave. */
