@@ -19,42 +19,53 @@ const asV1Pod = (pod: Pod): V1Pod => pod as unknown as V1Pod;
 const asV1Claim = (claim: PersistentVolumeClaim): V1PersistentVolumeClaim =>
   claim as unknown as V1PersistentVolumeClaim;
 
+/** The runner pod's spec as the pod runtime makes it, its disk mounted from `claimName` when given. */
+export function runnerPodSpec(claimName?: string): Pod['spec'] {
+  return {
+    automountServiceAccountToken: false,
+    enableServiceLinks: false,
+    restartPolicy: 'Always',
+    securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 },
+    containers: [
+      {
+        name: 'runner',
+        image: IMAGE,
+        command: ['agentry', 'runner'],
+        ports: [{ name: 'runner', containerPort: 8080, protocol: 'TCP' }],
+        readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 5, failureThreshold: 3 },
+        resources: {
+          requests: { cpu: RESOURCES.cpu, memory: RESOURCES.memory },
+          limits: { cpu: RESOURCES.cpu, memory: RESOURCES.memory },
+        },
+        volumeMounts: [{ name: 'code', mountPath: '/code' }],
+      },
+    ],
+    ...(claimName === undefined ? {} : { volumes: [{ name: 'code', persistentVolumeClaim: { claimName } }] }),
+  };
+}
+
 function baselinePod(namespace: string, name: string): Pod {
   const labels = { 'app.kubernetes.io/name': 'agentry-runner', 'agentry.dev/agent-computer': name };
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, namespace, labels },
-    spec: {
-      automountServiceAccountToken: false,
-      enableServiceLinks: false,
-      restartPolicy: 'Always',
-      securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 },
-      containers: [
-        {
-          name: 'runner',
-          image: IMAGE,
-          command: ['agentry', 'runner'],
-          ports: [{ name: 'runner', containerPort: 8080, protocol: 'TCP' }],
-          readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 5, failureThreshold: 3 },
-          resources: {
-            requests: { cpu: RESOURCES.cpu, memory: RESOURCES.memory },
-            limits: { cpu: RESOURCES.cpu, memory: RESOURCES.memory },
-          },
-          volumeMounts: [{ name: 'code', mountPath: '/code' }],
-        },
-      ],
-      volumes: [{ name: 'code', persistentVolumeClaim: { claimName: `${name}-disk` } }],
-    },
+    spec: runnerPodSpec(`${name}-disk`),
   };
 }
+
+/** The disk claim's spec as the pod runtime makes it. */
+export const diskClaimSpec = (): PersistentVolumeClaim['spec'] => ({
+  accessModes: ['ReadWriteOnce'],
+  resources: { requests: { storage: RESOURCES.disk } },
+});
 
 function baselineClaim(namespace: string, name: string): PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: { name, namespace },
-    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: RESOURCES.disk } } },
+    spec: diskClaimSpec(),
   };
 }
 

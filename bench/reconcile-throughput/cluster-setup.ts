@@ -89,7 +89,8 @@ export async function addNodes(store: KubernetesStore, pods: number): Promise<vo
   }
 }
 
-async function addNamespaceWithVolumes(
+/** A new namespace and a volume pre-bound to each of `claims` in it. */
+export async function addNamespaceWithVolumes(
   store: KubernetesStore,
   namespace: string,
   claims: string[],

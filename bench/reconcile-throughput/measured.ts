@@ -12,11 +12,10 @@ import { InstallationKey } from '../../platform/installation-key.js';
 import { createLogger } from '../../platform/log.js';
 import { KubernetesStore } from '../../platform/store/kubernetes.js';
 import { sumsByLabel, total } from '../support/metrics.js';
-import { indices, pool } from '../support/pool.js';
 import { addWorkloadNamespace } from './cluster-setup.js';
-import { CONCURRENCY, IMAGE, KEEPALIVE, N, RESOURCES } from './config.js';
+import { IMAGE, KEEPALIVE, RESOURCES } from './config.js';
 import { BenchKubeConfig, openedSockets } from './kube-config.js';
-import { phaseResult, waitAllReady } from './phase.js';
+import { createUntilAllReady, phaseResult } from './phase.js';
 import type { PhaseResult } from './phase.js';
 import { collectGarbage, memory, mib } from './memory.js';
 import type { Memory } from './memory.js';
@@ -85,25 +84,21 @@ async function startBenchOperator(kubeconfig: string, workers: number): Promise<
 }
 
 /** Creates N AgentComputers and waits for all to be ready; on a stall, says which Ready reasons held. */
-async function createAllUntilReady(
+export async function createAllUntilReady(
   client: KubernetesStore,
   namespace: string,
   names: readonly string[],
   start: number,
 ): Promise<{ ready: number[]; createdMs: number }> {
-  let createdMs = 0;
-  const creating = pool(indices(N), CONCURRENCY, (i) =>
+  let reasons = new Map<string, number>();
+  const create = (i: number): Promise<unknown> =>
     client.create(AgentComputerType, {
       apiVersion: 'agentry.dev/v1alpha1',
       kind: 'AgentComputer',
       metadata: { name: names[i] ?? '', namespace },
       spec: AgentComputerSpecSchema.parse({ runtime: 'pod', idleTimeout: '0s' }),
-    }),
-  ).then(() => {
-    createdMs = performance.now() - start;
-  });
-  let reasons = new Map<string, number>();
-  const ready = await waitAllReady('agent computers', N, start, async () => {
+    });
+  const readyNames = async (): Promise<string[]> => {
     const { items } = await client.list(AgentComputerType, { namespace });
     reasons = new Map();
     for (const ac of items) {
@@ -111,11 +106,10 @@ async function createAllUntilReady(
       reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
     }
     return items.filter((ac) => agentComputerStatus(ac) === 'ready').map((ac) => ac.metadata.name);
-  }).catch((err: unknown) => {
+  };
+  return createUntilAllReady('agent computers', start, create, readyNames).catch((err: unknown) => {
     throw new Error(`Ready reasons: ${JSON.stringify(Object.fromEntries(reasons))}`, { cause: err });
   });
-  await creating;
-  return { ready, createdMs };
 }
 
 export async function runMeasured(

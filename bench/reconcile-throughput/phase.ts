@@ -1,7 +1,8 @@
 // What each side measures: from its first create until every one is ready.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { percentile } from '../support/stats.js';
-import { POLL_MS, STALL_MS } from './config.js';
+import { indices, pool } from '../support/pool.js';
+import { CONCURRENCY, N, POLL_MS, STALL_MS } from './config.js';
 
 export interface PhaseResult {
   totalMs: number;
@@ -38,6 +39,25 @@ export async function waitAllReady(
   return [...seen.values()].sort((a, b) => a - b);
 }
 
+/**
+ * Calls `create(i)` for i < N, CONCURRENCY at a time, from `start` on, while `waitAllReady` polls
+ * `readyNames`; when each was first seen ready and when the creates were done.
+ */
+export async function createUntilAllReady(
+  what: string,
+  start: number,
+  create: (i: number) => Promise<unknown>,
+  readyNames: () => Promise<string[]>,
+): Promise<{ ready: number[]; createdMs: number }> {
+  let createdMs = 0;
+  const creating = pool(indices(N), CONCURRENCY, create).then(() => {
+    createdMs = performance.now() - start;
+  });
+  const ready = await waitAllReady(what, N, start, readyNames);
+  await creating;
+  return { ready, createdMs };
+}
+
 /** The phase's result from the ready times `waitAllReady` gave. */
 export const phaseResult = (
   ready: readonly number[],
@@ -54,7 +74,8 @@ export const phaseResult = (
 export function describePhase(label: string, phase: PhaseResult): void {
   console.log(
     `${label}: all ready in ${seconds(phase.totalMs)} s (creates done at ${seconds(phase.createdMs)} s; ` +
-      `p50 ${seconds(phase.p50Ms)} s, p95 ${seconds(phase.p95Ms)} s); ` +
-      `${phase.requests} requests, ${phase.sockets} new connections`,
+      `p50 ${seconds(phase.p50Ms)} s, p95 ${seconds(phase.p95Ms)} s)` +
+      // A controller in a process of its own: its requests are not counted here.
+      (Number.isNaN(phase.requests) ? '' : `; ${phase.requests} requests, ${phase.sockets} new connections`),
   );
 }

@@ -3,24 +3,27 @@
 # test harness needs: kube-apiserver, kube-controller-manager, kube-scheduler,
 # kubectl, etcd, kwok, kwokctl, helm -- and optionally a moto[server] venv and
 # the real-node pieces (kubelet, kube-proxy, kube-router, local-path-provisioner,
-# coredns, pause).
+# coredns, pause), or the peer controller of `npm run bench:peer` (agent-sandbox).
 #
 # Everything is built from source through the Go module proxy (no release
 # downloads). See NOTES.md next to this script for timings and background.
 #
-# Usage: build-binaries.sh [--out FILE] [--only LIST] [--moto] [--force] [-h]
+# Usage: build-binaries.sh [--out FILE] [--only LIST] [--moto] [--real-node]
+#                          [--agent-sandbox] [--force] [-h]
 #   --out FILE   also write the KEY=/abs/path lines (see below) to FILE
 #   --only LIST  comma-separated subset of: kubernetes,etcd,kwok,helm,moto,
-#                node,kube-router,local-path-provisioner,coredns,pause
-#                (default: kubernetes,etcd,kwok,helm)
+#                node,kube-router,local-path-provisioner,coredns,pause,
+#                agent-sandbox (default: kubernetes,etcd,kwok,helm)
 #   --moto       add moto to the selection
 #   --real-node  add node,kube-router,local-path-provisioner,coredns,pause
+#   --agent-sandbox  add agent-sandbox (the bench's peer controller and its
+#                Sandbox CRD; only the bench needs it)
 #   --force      rebuild the selected pieces even if the cache looks valid
 #
 # stdout: one KEY=/absolute/path line per binary (KUBE_APISERVER,
 # KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER, KUBECTL, ETCD, KWOK, KWOKCTL, HELM,
 # MOTO_SERVER, KUBELET, KUBE_PROXY, KUBE_ROUTER, LOCAL_PATH_PROVISIONER, COREDNS,
-# PAUSE) plus TOOLS_PATH=<bin dirs joined by ':'>. Progress goes to stderr.
+# PAUSE, AGENT_SANDBOX_CONTROLLER, AGENT_SANDBOX_CRD) plus TOOLS_PATH=<bin dirs joined by ':'>. Progress goes to stderr.
 #
 # Cache: ${AGENTRY_TOOLS_CACHE:-$HOME/.cache/agentry-tools}/<tool>-<version>/bin/
 # A cache entry is trusted only if every binary exists and its --version output
@@ -37,6 +40,7 @@ MOTO_VERSION="${MOTO_VERSION:-5.2.5}"     # PyPI moto[server]
 KUBE_ROUTER_VERSION="${KUBE_ROUTER_VERSION:-v2.1.0}"                        # github.com/cloudnativelabs/kube-router/v2
 LOCAL_PATH_PROVISIONER_VERSION="${LOCAL_PATH_PROVISIONER_VERSION:-v0.0.30}" # github.com/rancher/local-path-provisioner
 COREDNS_VERSION="${COREDNS_VERSION:-v1.15.0}"                               # github.com/coredns/coredns
+AGENT_SANDBOX_VERSION="${AGENT_SANDBOX_VERSION:-v0.5.6}"                    # sigs.k8s.io/agent-sandbox
 # kubelet, kube-proxy and pause follow K8S_VERSION.
 
 CACHE="${AGENTRY_TOOLS_CACHE:-$HOME/.cache/agentry-tools}"
@@ -63,6 +67,7 @@ while [[ $# -gt 0 ]]; do
     --only=*) ONLY="${1#*=}"; shift ;;
     --moto) ONLY="${ONLY},moto"; shift ;;
     --real-node) ONLY="${ONLY},node,kube-router,local-path-provisioner,coredns,pause"; shift ;;
+    --agent-sandbox) ONLY="${ONLY},agent-sandbox"; shift ;;
     --force) FORCE=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage; die "unknown argument: $1" ;;
@@ -70,7 +75,7 @@ while [[ $# -gt 0 ]]; do
 done
 selected() { [[ ",${ONLY}," == *",$1,"* ]]; }
 for p in ${ONLY//,/ }; do
-  case "$p" in kubernetes|etcd|kwok|helm|moto|node|kube-router|local-path-provisioner|coredns|pause) ;; *) die "unknown piece in --only: $p" ;; esac
+  case "$p" in kubernetes|etcd|kwok|helm|moto|node|kube-router|local-path-provisioner|coredns|pause|agent-sandbox) ;; *) die "unknown piece in --only: $p" ;; esac
 done
 
 mkdir -p "$CACHE/.tmp"
@@ -160,7 +165,7 @@ timed() { # timed <label> <cmd...>: run, log wall time
 
 # ---- the builds, one file per tool family --------------------------------------
 BUILD_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)/build"
-for family in kubernetes etcd kwok helm moto real-node; do
+for family in kubernetes etcd kwok helm moto real-node agent-sandbox; do
   # shellcheck source=/dev/null
   source "$BUILD_DIR/$family.sh"
 done
@@ -177,6 +182,7 @@ selected kube-router && build_kube_router
 selected local-path-provisioner && build_local_path_provisioner
 selected coredns && build_coredns
 selected pause && build_pause
+selected agent-sandbox && build_agent_sandbox
 
 summary=""; for entry in "${SUMMARY[@]}"; do summary+="${summary:+, }${entry}"; done
 log "ready: ${summary}"

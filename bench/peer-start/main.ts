@@ -1,0 +1,87 @@
+// Workspace start against the peer, on one KWOK cluster (test/cluster/harness) in one run, three
+// phases of N each, in namespaces of their own:
+// - bare: N PVC + Pod pairs created with client-node (the runner's pod template), no controller;
+// - agent-sandbox: N Sandboxes (same pod template, a disk claim template, a Service) reconciled by
+//   kubernetes-sigs/agent-sandbox's controller, built from Go modules, as a process of its own;
+// - Agentry: N AgentComputers (pod runtime) reconciled by `agentry operator` as a process of its own,
+//   compiled to dist/ first as `npm start` does.
+// Each is timed from its first create until every one is ready (Pod Ready, Sandbox Ready condition,
+// agentComputerStatus ready); the controllers' CPU seconds over that span and their memory are read
+// from /proc. Rounds rotate which phase goes first; the table gives medians and, for the ratios, the
+// median of the ratios taken within each round. Objects stay until the cluster goes at the end.
+//
+// Run: npm run bench:peer
+// Env: BENCH_N            workspaces per phase (default 500, as bench:reconcile)
+//      BENCH_PEER_ROUNDS  rounds of the three phases (default 1)
+//      BENCH_CONCURRENCY  creates in flight, in every phase (default 16)
+//      BENCH_STALL_MS     fail when no more become ready for this long (default 120000)
+//      AGENTRY_TOOLS_CACHE, GO: as for build-binaries.sh (the peer is built with --only agent-sandbox)
+import { KubernetesStore } from '../../platform/store/kubernetes.js';
+import { startCluster } from '../../test/cluster/harness/cluster.js';
+import { envCount } from '../support/env.js';
+import { loadAverage } from '../support/format.js';
+import { progress } from '../support/stats.js';
+import { runBaseline } from '../reconcile-throughput/baseline.js';
+import { addNodes, addServiceRange } from '../reconcile-throughput/cluster-setup.js';
+import { N } from '../reconcile-throughput/config.js';
+import { BenchKubeConfig } from '../reconcile-throughput/kube-config.js';
+import { describePhase } from '../reconcile-throughput/phase.js';
+import { buildAgentry, runAgentryPhase } from './agentry-phase.js';
+import { buildPeerTools } from './peer-tools.js';
+import { printReport } from './report.js';
+import type { Round } from './report.js';
+import { installSandboxCrd, runSandboxPhase } from './sandbox-phase.js';
+
+const ROUNDS = envCount('BENCH_PEER_ROUNDS', 1);
+const PHASES = ['bare', 'sandbox', 'agentry'] as const;
+type Phase = (typeof PHASES)[number];
+
+/** Runs one phase of a round into `round`, its namespace named after `tag`. */
+async function runPhase(phase: Phase, round: Partial<Round>, tag: string): Promise<void> {
+  if (phase === 'bare') {
+    round.bare = await runBaseline(admin, cluster.kubeconfig, `peer-bare-${tag}`);
+    describePhase(`bare (${N} PVC + Pod)`, round.bare);
+  } else if (phase === 'sandbox') {
+    round.sandbox = await runSandboxPhase(admin, cluster, peer, `peer-sandbox-${tag}`);
+    describePhase(`agent-sandbox (${N} Sandboxes)`, round.sandbox);
+  } else {
+    round.agentry = await runAgentryPhase(admin, cluster, `peer-agentry-${tag}`);
+    describePhase(`Agentry (${N} AgentComputers)`, round.agentry);
+  }
+}
+
+const loadBefore = loadAverage();
+progress('building (or finding) agent-sandbox');
+const peer = await buildPeerTools();
+progress('building Agentry (tsc, as npm start does)');
+await buildAgentry();
+progress('starting a KWOK cluster');
+const cluster = await startCluster();
+const interrupted = (): void => {
+  void cluster.stop().finally(() => process.exit(130));
+};
+process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
+const admin = KubernetesStore.fromKubeConfig(new BenchKubeConfig(cluster.kubeconfig, false));
+try {
+  await addNodes(admin, PHASES.length * N * ROUNDS);
+  await addServiceRange(admin);
+  await installSandboxCrd(cluster, peer.crd);
+  const rounds: Round[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const round: Partial<Round> = {};
+    const tag = `${r}-${Date.now().toString(36)}`;
+    // Each round starts with the next phase, so none always runs on the emptiest cluster.
+    for (const phase of [...PHASES.slice(r % PHASES.length), ...PHASES.slice(0, r % PHASES.length)]) {
+      progress(`round ${r + 1}: ${phase}`);
+      await runPhase(phase, round, tag);
+    }
+    const { bare, sandbox, agentry } = round;
+    if (bare === undefined || sandbox === undefined || agentry === undefined)
+      throw new Error('a phase did not run');
+    rounds.push({ bare, sandbox, agentry });
+  }
+  printReport(N, rounds, loadBefore);
+} finally {
+  await admin.close();
+  await cluster.stop();
+}
