@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type {} from 'pino-http'; // its typing of req.id and req.log, which this middleware sets
+import { loggedUrl } from '../../platform/logged-url.js';
 import { assignRequestId } from '../../platform/request-log.js';
 import type { Logger } from '../../platform/log.js';
 import { findPrincipal } from '../auth/principal.js';
@@ -25,7 +26,7 @@ export function requestLog(options: { logger: Logger }): RequestHandler {
     const started = Date.now();
     const id = assignRequestId(req, res);
     req.id = id;
-    const reqFields = { id, method: req.method, url: req.originalUrl };
+    const reqFields = { id, method: req.method, url: loggedUrl(req.originalUrl) };
     let child: Logger | undefined;
     Object.defineProperty(req, 'log', {
       configurable: true,

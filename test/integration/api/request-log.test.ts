@@ -62,4 +62,14 @@ describe('the request log', () => {
 
     expect(logged.map((line) => [line.level, line.res.statusCode])).toEqual([['warn', 404]]);
   });
+
+  it('logs a share link without its token', async () => {
+    const token = 'not-a-real-share-token-0123456789';
+    await (await call(api, `/v1/share/${token}`, { headers: { 'x-request-id': 'log-share' } })).text();
+
+    const logged = await linesOf('log-share');
+
+    expect(logged.map((line) => line.req.url)).toEqual(['/v1/share/[redacted]']);
+    expect(lines.join('')).not.toContain(token);
+  });
 });
