@@ -51,6 +51,8 @@ export default tseslint.config(
   { files: ['api/**'], rules: forbid('operator', 'runner', 'lake', 'cli') },
   { files: ['operator/**'], rules: forbid('api', 'runner', 'lake', 'cli') },
   { files: ['runner/**', 'lake/**'], rules: forbid('api', 'operator', 'cli') },
+  // The web pages talk to the server over HTTP only (docs/adr/0007-web-pages.md).
+  { files: ['web/**'], rules: forbid('crds', 'platform', 'api', 'operator', 'runner', 'lake', 'cli') },
   { files: ['cli/**', 'scripts/**', 'bench/**'], rules: { 'no-console': 'off' } },
   {
     files: ['test/**', 'bench/**'],

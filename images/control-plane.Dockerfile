@@ -25,6 +25,7 @@ COPY lake ./lake
 COPY operator ./operator
 COPY platform ./platform
 COPY runner ./runner
+COPY web ./web
 RUN npm run build
 
 # ---- deps: production dependencies only ----------------------------------------------------------
