@@ -1,8 +1,6 @@
 import { render } from 'preact';
-
-function App() {
-  return <main>Agentry</main>;
-}
+import { App } from './app.js';
+import './styles.css';
 
 const root = document.getElementById('app');
 if (root !== null) render(<App />, root);

@@ -1,0 +1,4 @@
+// A placeholder: the page is being built (issue 17).
+export function WorkspacesPage() {
+  return <h1>Workspaces</h1>;
+}
