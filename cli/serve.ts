@@ -224,6 +224,7 @@ export async function serve(config: Config, announce: (line: string) => void): P
     artifactLimits: artifactLimitsOf(config),
     artifactDownloadRedirect: downloadRedirectTarget(config, objectStore),
     lakeSqlTimeoutMs: parseDuration(config.AGENTRY_LAKE_SQL_TIMEOUT),
+    uiSessionTtlMs: parseDuration(config.AGENTRY_UI_SESSION_TTL),
     version: AGENTRY_VERSION,
     isReady: () => ready,
   });
