@@ -240,7 +240,14 @@ export async function startTestApi(
 export function call(
   api: Pick<TestApi, 'url'>,
   path: string,
-  init: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {},
+  init: {
+    method?: string;
+    key?: string;
+    body?: unknown;
+    headers?: Record<string, string>;
+    /** `manual` to see a redirect itself rather than where it leads. */
+    redirect?: RequestRedirect;
+  } = {},
 ): Promise<Response> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.key !== undefined) headers.API_KEY = init.key;
@@ -249,5 +256,10 @@ export function call(
     body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
     headers['content-type'] ??= 'application/json';
   }
-  return fetch(`${api.url}${path}`, { method: init.method ?? 'GET', headers, body });
+  return fetch(`${api.url}${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body,
+    ...(init.redirect === undefined ? {} : { redirect: init.redirect }),
+  });
 }
