@@ -246,7 +246,7 @@ export function call(
     body?: unknown;
     headers?: Record<string, string>;
     /** `manual` to see a redirect itself rather than where it leads. */
-    redirect?: RequestRedirect;
+    redirect?: 'follow' | 'manual' | 'error';
   } = {},
 ): Promise<Response> {
   const headers: Record<string, string> = { ...init.headers };
