@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { apiKeyId, revokeApiKey } from '../../../api/auth/api-keys.js';
+import { apiKeyId, issueApiKey, revokeApiKey } from '../../../api/auth/api-keys.js';
 import { CONTROL_NAMESPACE, call, eventually, startTestApi } from '../../support/api-server.js';
 import type { TestApi } from '../../support/api-server.js';
 import { createTask, errorOf, getTask } from './tasks-support.js';
@@ -151,6 +151,26 @@ describe('the session', () => {
     await revokeApiKey(api.store, CONTROL_NAMESPACE, apiKeyId(key));
     await eventually(async () => (await withCookie(cookie, '/v1/tasks')).status === 401);
     expect((await withCookie(cookie, '/ui/session')).status).toBe(401);
+  });
+
+  it('stays ended when the revoked key is issued again with the same text', async () => {
+    const text = 'agk_reissued-key-for-the-session-test-0000';
+    const issue = async (): Promise<void> => {
+      await issueApiKey(api.store, CONTROL_NAMESPACE, {
+        organization: 'acme',
+        user: 'again',
+        scopes: ['*'],
+        key: text,
+      });
+      await eventually(async () => (await call(api, '/v1/tasks', { key: text })).status === 200);
+    };
+    await issue();
+    const cookie = await signIn(text);
+    await revokeApiKey(api.store, CONTROL_NAMESPACE, apiKeyId(text));
+    await eventually(async () => (await call(api, '/v1/tasks', { key: text })).status === 401);
+    await issue();
+    expect((await withCookie(cookie, '/v1/tasks')).status).toBe(401);
+    expect((await withCookie(await signIn(text), '/v1/tasks')).status).toBe(200);
   });
 
   it('ends with its key expiring before the session would', async () => {
