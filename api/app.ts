@@ -37,11 +37,7 @@ import { taskRoutes } from './task/routes.js';
 import { webhookRoutes } from './webhook/routes.js';
 import { shareLink, sharedTaskEvents } from './task/share.js';
 import { keyResolver } from './auth/key-resolver.js';
-import { assetRoutes } from './web/assets.js';
-import { ownOriginOf } from './web/csrf.js';
-import { defaultWebRoot, pageNegotiation, pageRoutes } from './web/pages.js';
-import { SessionCookies } from './web/session-cookie.js';
-import { DEFAULT_SESSION_TTL_MS, sessionRoutes } from './web/session-routes.js';
+import { webPages, webSessions } from './web/web-pages.js';
 import { SigningKeysCache } from './webhook/signing-keys-cache.js';
 
 export interface ApiAppOptions {
@@ -204,25 +200,11 @@ export function createApiApp(options: ApiAppOptions): Express {
     res.json(openApi);
   });
 
-  // The web pages (docs/api.md#web-pages): a browser following a task's url or shareUrl is sent to
-  // its page before any JSON route answers; then the app shell, its assets and the session.
+  // The web pages (docs/api.md#web-pages) before any JSON route: a browser following a task's url
+  // or shareUrl is sent to its page. A session cookie stands for its key on /v1 (authenticate).
   const keys = keyResolver(options);
-  const webRoot = options.webRoot ?? defaultWebRoot();
-  const sessions = {
-    cookies: new SessionCookies(options.installationKey),
-    ownOrigin: ownOriginOf(options.publicUrl),
-  };
-  app.use(pageNegotiation());
-  app.use(pageRoutes(webRoot));
-  app.use(assetRoutes(webRoot));
-  app.use(
-    sessionRoutes({
-      keys,
-      ...sessions,
-      secure: new URL(options.publicUrl).protocol === 'https:',
-      ttlMs: options.uiSessionTtlMs ?? DEFAULT_SESSION_TTL_MS,
-    }),
-  );
+  const sessions = webSessions(options);
+  app.use(webPages({ ...options, keys, sessions }));
 
   // The /v1 routes without an API key (share links, signed storage URLs): mounted before the authenticated router.
   app.get('/v1/share/:token', shareLink(options));

@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../errors.js';
 import { refuseCrossSiteMutation } from '../web/csrf.js';
 import { presentedSessionCookie } from '../web/session-cookie.js';
-import type { SessionCookies } from '../web/session-cookie.js';
+import type { WebSessions } from '../web/web-pages.js';
 import type { KeyResolver } from './key-resolver.js';
 import { setPrincipal } from './principal.js';
 
@@ -21,7 +21,7 @@ export function presentedApiKey(req: Request): string | undefined {
 export interface AuthenticateOptions {
   keys: KeyResolver;
   /** The web pages' sessions (docs/api.md#web-pages): a cookie stands for its key when no key header is sent. */
-  sessions?: { cookies: SessionCookies; ownOrigin: string };
+  sessions?: WebSessions;
 }
 
 /**
