@@ -19,7 +19,7 @@ export function defaultWebRoot(): string {
 
 /**
  * Whether the client would rather have HTML than JSON: a browser navigating (its Accept names
- * text/html); API clients send JSON, `*` / `*` or nothing, and always get JSON.
+ * text/html); API clients send JSON, a wildcard or nothing, and always get JSON.
  */
 export const prefersHtml = (req: Request): boolean =>
   req.accepts(['application/json', 'text/html']) === 'text/html';
