@@ -30,6 +30,11 @@ export default {
   projects: [
     project('unit'),
     project('integration'),
+    // Headless Chromium (Debian's) against the embedded stack serving the built pages (test/browser/harness).
+    project('browser', {
+      globalSetup: '<rootDir>/test/browser/harness/global-setup.mjs',
+      globalTeardown: '<rootDir>/test/browser/harness/global-teardown.mjs',
+    }),
     project('cluster', {
       globalSetup: '<rootDir>/test/cluster/harness/global-setup.mjs',
       globalTeardown: '<rootDir>/test/cluster/harness/global-teardown.mjs',

@@ -35,7 +35,9 @@ import type { ArtifactLimits } from './agent-computer/artifacts/routes.js';
 import { MAX_UPLOAD_BYTES, fileRoutes } from './task/file-routes.js';
 import { taskRoutes } from './task/routes.js';
 import { webhookRoutes } from './webhook/routes.js';
-import { shareLink } from './task/share.js';
+import { shareLink, sharedTaskEvents } from './task/share.js';
+import { keyResolver } from './auth/key-resolver.js';
+import { webPages, webSessions } from './web/web-pages.js';
 import { SigningKeysCache } from './webhook/signing-keys-cache.js';
 
 export interface ApiAppOptions {
@@ -81,6 +83,10 @@ export interface ApiAppOptions {
   artifactLimits?: Partial<ArtifactLimits>;
   /** Artifact downloads redirect to presigned URLs of this store (AGENTRY_ARTIFACT_DOWNLOAD_REDIRECT); omitted: streamed. */
   artifactDownloadRedirect?: DownloadUrlSigner | undefined;
+  /** The built web pages (index.html and assets/); default: dist/web of this installation. */
+  webRoot?: string;
+  /** How long a web-page session lasts (AGENTRY_UI_SESSION_TTL; 12 h when omitted). */
+  uiSessionTtlMs?: number;
 }
 
 const SSE_KEEPALIVE_MS = 15_000;
@@ -194,8 +200,18 @@ export function createApiApp(options: ApiAppOptions): Express {
     res.json(openApi);
   });
 
+  // The web pages (docs/api.md#web-pages) before any JSON route: a browser following a task's url
+  // or shareUrl is sent to its page. A session cookie stands for its key on /v1 (authenticate).
+  const keys = keyResolver(options);
+  const sessions = webSessions(options);
+  app.use(webPages({ ...options, keys, sessions }));
+
   // The /v1 routes without an API key (share links, signed storage URLs): mounted before the authenticated router.
   app.get('/v1/share/:token', shareLink(options));
+  app.get(
+    '/v1/share/:token/events',
+    sharedTaskEvents({ ...options, sseKeepaliveMs: options.sseKeepaliveMs ?? SSE_KEEPALIVE_MS }),
+  );
   // Signed URLs carry their own authorization (an HMAC), and the body must reach the handler unread.
   if (options.objectStore instanceof FilesystemObjectStore) {
     const serveSignedUrl = signedUrlHandler({
@@ -217,11 +233,7 @@ export function createApiApp(options: ApiAppOptions): Express {
   const v1 = express.Router();
   v1.use(
     '/v1',
-    authenticate({
-      readModel: options.readModel,
-      controlNamespace: options.controlNamespace,
-      now: options.now,
-    }),
+    authenticate({ keys, sessions }),
     // Multipart artifact uploads are streamed by their route: their body must reach it unread.
     jsonBody({ limit: '1mb', skip: isArtifactUpload }),
   );

@@ -6,6 +6,7 @@ export type ApiErrorCode =
   | 'missing_api_key'
   | 'invalid_api_key'
   | 'insufficient_scopes'
+  | 'forbidden'
   | 'subscription_required'
   | 'validation_error'
   | 'not_found'
@@ -30,6 +31,7 @@ const STATUS_OF_CODE: Record<ApiErrorCode, number> = {
   missing_api_key: 401,
   invalid_api_key: 401,
   insufficient_scopes: 403,
+  forbidden: 403,
   subscription_required: 403,
   agent_disabled: 403,
   not_found: 404,

@@ -28,7 +28,7 @@ import { settingsHelp } from './settings-help.js';
 const USAGE = `usage: agentry api
 
 The REST API server alone, beside \`agentry operator\`: in a cluster with AGENTRY_STORE=kubernetes
-(the Helm chart's api Deployment). Serves /v1, /healthz, /readyz and /metrics on AGENTRY_PORT.
+(the Helm chart's api Deployment). Serves /v1, the web pages, /healthz, /readyz and /metrics on AGENTRY_PORT.
 
 ${settingsHelp(ConfigSchema, [
   ['AGENTRY_PORT', 'port of the API (0: any free port)'],
@@ -40,6 +40,7 @@ ${settingsHelp(ConfigSchema, [
   ['AGENTRY_OBJECT_STORE', 'where uploaded files live: filesystem or s3 (AGENTRY_S3_*)'],
   ['AGENTRY_EXECUTORS_FILE', 'executor definitions (YAML or JSON) added to the built-ins'],
   ['AGENTRY_WEBHOOK_PRIVATE_TARGETS', 'whether webhooks may target private and loopback addresses'],
+  ['AGENTRY_UI_SESSION_TTL', 'how long a web-page sign-in lasts (a duration)'],
 ])}  More settings (S3, SQS, limits): docs/configuration.md#settings.
 
 example:
@@ -84,6 +85,7 @@ export async function runApiCommand(config: Config): Promise<number> {
     artifactLimits: artifactLimitsOf(config),
     artifactDownloadRedirect: downloadRedirectTarget(config, objectStore),
     lakeSqlTimeoutMs: parseDuration(config.AGENTRY_LAKE_SQL_TIMEOUT),
+    uiSessionTtlMs: parseDuration(config.AGENTRY_UI_SESSION_TTL),
     ...(notificationQueues === undefined ? {} : { notificationQueues }),
   });
   const server = createServer(app);

@@ -24,6 +24,7 @@ ${settingsHelp(ConfigSchema, [
   ['AGENTRY_OBJECT_STORE', 'where uploaded files live: filesystem (the data directory) or s3'],
   ['AGENTRY_WEBHOOK_PRIVATE_TARGETS', 'whether webhooks may target local addresses (default true here)'],
   ['AGENTRY_LAKE_FILE_ROOTS', 'directories file:// lake datasets may read, comma separated'],
+  ['AGENTRY_UI_SESSION_TTL', 'how long a web-page sign-in lasts (a duration)'],
 ])}  More settings (S3, SQS, limits): docs/configuration.md#settings.
 
 example:

@@ -224,6 +224,7 @@ export async function serve(config: Config, announce: (line: string) => void): P
     artifactLimits: artifactLimitsOf(config),
     artifactDownloadRedirect: downloadRedirectTarget(config, objectStore),
     lakeSqlTimeoutMs: parseDuration(config.AGENTRY_LAKE_SQL_TIMEOUT),
+    uiSessionTtlMs: parseDuration(config.AGENTRY_UI_SESSION_TTL),
     version: AGENTRY_VERSION,
     isReady: () => ready,
   });
@@ -235,7 +236,10 @@ export async function serve(config: Config, announce: (line: string) => void): P
     announce(`API key of organization "default" (shown once, stored only as a hash):\n\n  ${newKey}\n`);
   }
   // Last, so whoever waits for this line has seen everything above it.
-  announce(`Agentry ${AGENTRY_VERSION} is serving at ${url}/v1 (data in ${config.AGENTRY_DATA_DIR})`);
+  // The pages at the public URL: sign-in and mutations are refused from any other origin.
+  announce(
+    `Agentry ${AGENTRY_VERSION} is serving at ${url}/v1, web pages at ${publicUrl}/ (data in ${config.AGENTRY_DATA_DIR})`,
+  );
   return {
     server,
     url,

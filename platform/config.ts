@@ -64,6 +64,11 @@ export const ConfigSchema = z.object({
     .string()
     .default('3m')
     .refine((text) => /^(\d+(ns|us|ms|s|m|h))+$/.test(text), 'must be a duration such as 3m'),
+  /** API: how long a web-page session (the cookie of a sign-in) lasts unless its API key expires first. */
+  AGENTRY_UI_SESSION_TTL: z
+    .string()
+    .default('12h')
+    .refine((text) => /^(\d+(ns|us|ms|s|m|h))+$/.test(text), 'must be a duration such as 12h'),
   /**
    * API and operator: whether webhooks may target loopback, private and link-local addresses, and
    * plain http (organizations can also allow it for themselves). Unset: `agentry serve` allows it

@@ -21,6 +21,6 @@ npm run --silent lint || exit 1
 
 jest=(node --experimental-vm-modules node_modules/jest/bin/jest.js)
 status=0
-"${jest[@]}" --selectProjects unit integration cluster realnode $(json main) "$@" || status=1
+"${jest[@]}" --selectProjects unit integration browser cluster realnode $(json main) "$@" || status=1
 "${jest[@]}" --selectProjects realnode-harness --maxWorkers=1 $(json realnode-harness) "$@" || status=1
 exit "$status"

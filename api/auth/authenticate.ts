@@ -1,8 +1,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { organizationNamespace } from '../../crds/index.js';
 import { ApiError } from '../errors.js';
-import type { ReadModel } from '../read-model.js';
-import { apiKeyIdOfHash, apiKeySecretName, cachedApiKeyReader, checkApiKey, hashApiKey } from './api-keys.js';
+import { refuseCrossSiteMutation } from '../web/csrf.js';
+import { presentedSessionCookie } from '../web/session-cookie.js';
+import type { WebSessions } from '../web/web-pages.js';
+import type { KeyResolver } from './key-resolver.js';
 import { setPrincipal } from './principal.js';
 
 /** docs/api.md#authentication: the key travels in `API_KEY`, `api-key` or `x-api-key`, in any letter case. */
@@ -18,41 +19,33 @@ export function presentedApiKey(req: Request): string | undefined {
 }
 
 export interface AuthenticateOptions {
-  readModel: ReadModel;
-  controlNamespace: string;
-  now?: () => Date;
+  keys: KeyResolver;
+  /** The web pages' sessions (docs/api.md#web-pages): a cookie stands for its key when no key header is sent. */
+  sessions?: WebSessions;
 }
 
-/** Resolves the API key to a principal (key, user, scopes, organization) or answers 401. */
+/**
+ * Resolves the caller (key, user, scopes, organization) or answers 401: from the API key header,
+ * else from the session cookie, whose mutations must also pass the CSRF check (403 otherwise).
+ */
 export function authenticate(options: AuthenticateOptions): RequestHandler {
-  const now = options.now ?? (() => new Date());
-  const readKey = cachedApiKeyReader();
-  return function authenticateApiKey(req: Request, _res: Response, next: NextFunction): void {
+  return function authenticateCaller(req: Request, _res: Response, next: NextFunction): void {
     const key = presentedApiKey(req);
-    if (key === undefined) {
+    if (key !== undefined) {
+      setPrincipal(req, options.keys.byKey(key).principal);
+      next();
+      return;
+    }
+    const cookie = options.sessions === undefined ? undefined : presentedSessionCookie(req);
+    if (options.sessions === undefined || cookie === undefined) {
       throw new ApiError('missing_api_key', 'An API key is required in the API_KEY header');
     }
-    const hash = hashApiKey(key);
-    const keyId = apiKeyIdOfHash(hash);
-    const secret = options.readModel.apiKeys.get(options.controlNamespace, apiKeySecretName(keyId));
-    const check = checkApiKey(hash, secret, now(), readKey);
-    if (!check.ok) {
-      throw new ApiError(
-        'invalid_api_key',
-        check.reason === 'expired' ? 'The API key has expired' : 'The API key is invalid',
-      );
+    const session = options.keys.bySession(options.sessions.cookies, cookie);
+    if (session === undefined) {
+      throw new ApiError('invalid_api_key', 'The session has ended; sign in again');
     }
-    const organization = options.readModel.organizations.get(undefined, check.key.organization);
-    if (organization?.metadata.deletionTimestamp !== undefined || organization === undefined) {
-      throw new ApiError('invalid_api_key', 'The API key is invalid');
-    }
-    setPrincipal(req, {
-      keyId,
-      user: check.key.user,
-      scopes: check.key.scopes,
-      organization,
-      namespace: organizationNamespace(organization),
-    });
+    refuseCrossSiteMutation(req, options.sessions.ownOrigin);
+    setPrincipal(req, session.principal);
     next();
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TaskRecordSchema } from '../task/present.js';
+import { TaskStreamFrameSchema } from '../task/schemas.js';
 import type { Components, JsonSchema } from './components.js';
 import { BINARY, errorContent } from './operation.js';
 
@@ -94,7 +95,19 @@ function operationalPaths(components: Components): Record<string, JsonSchema> {
   };
 }
 
+const shareTokenParameter = {
+  name: 'token',
+  in: 'path',
+  required: true,
+  description: 'The token of the share link (shareUrl)',
+  schema: { type: 'string' },
+};
+
 function shareLinkPath(components: Components): Record<string, JsonSchema> {
+  const notShared = {
+    description: 'No such public task (a forged, revoked or deleted link)',
+    content: errorContent(components, '/v1/share'),
+  };
   return {
     '/v1/share/{token}': {
       get: {
@@ -103,21 +116,30 @@ function shareLinkPath(components: Components): Record<string, JsonSchema> {
         description: 'The link of a task made public (PATCH /v1/tasks/{id}/visibility); read-only.',
         tags: ['Tasks'],
         security: [],
-        parameters: [
-          {
-            name: 'token',
-            in: 'path',
-            required: true,
-            description: 'The token of the share link (shareUrl)',
-            schema: { type: 'string' },
-          },
-        ],
+        parameters: [shareTokenParameter],
         responses: {
           200: { description: 'The task', content: json(components, TaskRecordSchema) },
-          404: {
-            description: 'No such public task (a forged, revoked or deleted link)',
-            content: errorContent(components, '/v1/share'),
+          404: notShared,
+        },
+      },
+    },
+    '/v1/share/{token}/events': {
+      get: {
+        operationId: 'streamSharedTaskEvents',
+        summary: "Follow a public task's events through its share link, without an API key",
+        description:
+          'The frames of GET /v1/tasks/{id}/events (resume with Last-Event-ID; promptId, after and all as there), read-only; the stream ends when the link stops granting the task.',
+        tags: ['Tasks'],
+        security: [],
+        parameters: [shareTokenParameter],
+        responses: {
+          200: {
+            description: 'A stream of `event` frames, then one `done` frame',
+            content: {
+              'text/event-stream': { schema: components.schemaOf(TaskStreamFrameSchema, 'output') },
+            },
           },
+          404: notShared,
         },
       },
     },

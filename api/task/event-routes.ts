@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { Task } from '../../crds/index.js';
 import { ApiError } from '../errors.js';
@@ -19,7 +19,7 @@ import {
 
 const TAG = 'Tasks';
 
-type TaskEventsQuery = z.output<typeof TaskEventsQuerySchema>;
+export type TaskEventsQuery = z.output<typeof TaskEventsQuerySchema>;
 
 /** `Last-Event-ID` as a seq; anything else is ignored (the query's `after` may still give one). */
 function lastEventIdOf(req: Request): number | undefined {
@@ -40,6 +40,40 @@ function streamedPrompt(
   if (query.promptId !== undefined) return query.promptId;
   if (query.all || query.after !== undefined || resumeAt !== undefined) return undefined;
   return task.spec.prompts.at(-1)?.id;
+}
+
+/**
+ * Streams a task's events as server-sent events until `done`, the client leaving, or `current`
+ * no longer giving the task (the caller lost sight of it): GET /tasks/:id/events and the share
+ * link's stream serve the same frames.
+ */
+export async function streamTaskEvents(
+  deps: Pick<TaskRoutesDeps, 'readModel' | 'installationKey' | 'sseKeepaliveMs' | 'objectStore'>,
+  req: Request,
+  res: Response,
+  target: { task: Task; query: TaskEventsQuery; current: () => Task | undefined },
+): Promise<void> {
+  const { task, query } = target;
+  if (query.promptId !== undefined && !task.spec.prompts.some((prompt) => prompt.id === query.promptId))
+    throw ApiError.notFound('Prompt');
+  const resumeAt = lastEventIdOf(req);
+  const stream = new TaskEventStream(
+    {
+      readModel: deps.readModel,
+      installationKey: deps.installationKey,
+      logger: req.log,
+      keepaliveMs: deps.sseKeepaliveMs,
+      namespace: task.metadata.namespace ?? '',
+      taskId: task.metadata.name,
+      promptId: streamedPrompt(task, query, resumeAt),
+      // A client may send both; the larger is the later position.
+      after: Math.max(query.after ?? -1, resumeAt ?? -1),
+      objectStore: deps.objectStore,
+      current: target.current,
+    },
+    res,
+  );
+  await stream.run();
 }
 
 /** GET /tasks/:id/events: server-sent events, written by TaskEventStream itself (the handler returns undefined). */
@@ -72,31 +106,14 @@ export const taskEventsRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     },
     handler: async ({ params, query, principal, req, res }) => {
       const task = await findTask(deps.readModel, principal, params.id);
-      if (query.promptId !== undefined && !task.spec.prompts.some((prompt) => prompt.id === query.promptId))
-        throw ApiError.notFound('Prompt');
-      const resumeAt = lastEventIdOf(req);
-      const promptId = streamedPrompt(task, query, resumeAt);
-      const name = task.metadata.name;
-      const stream = new TaskEventStream(
-        {
-          readModel: deps.readModel,
-          installationKey: deps.installationKey,
-          logger: req.log,
-          keepaliveMs: deps.sseKeepaliveMs,
-          namespace: principal.namespace,
-          taskId: name,
-          promptId,
-          // A client may send both; the larger is the later position.
-          after: Math.max(query.after ?? -1, resumeAt ?? -1),
-          objectStore: deps.objectStore,
-          current: () => {
-            const latest = deps.readModel.tasks.get(principal.namespace, name);
-            return latest !== undefined && visibleTo(latest, principal) ? latest : undefined;
-          },
+      await streamTaskEvents(deps, req, res, {
+        task,
+        query,
+        current: () => {
+          const latest = deps.readModel.tasks.get(principal.namespace, task.metadata.name);
+          return latest !== undefined && visibleTo(latest, principal) ? latest : undefined;
         },
-        res,
-      );
-      await stream.run();
+      });
       return undefined;
     },
   });

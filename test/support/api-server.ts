@@ -48,6 +48,28 @@ export interface TestApi {
   stop(): Promise<void>;
 }
 
+/** The web pages' settings of a test server (docs/api.md#web-pages). */
+export interface WebPageOptions {
+  /** The built pages; default: dist/web of the repository (503 for pages when it is not built). */
+  webRoot?: string;
+  /** The public URL (default http://agentry.test). */
+  publicUrl?: string;
+  /** The public URL is the server's own loopback URL, the origin a browser opens the pages at. */
+  loopbackPublicUrl?: boolean;
+  /** How long a web-page session lasts (default 12 h). */
+  uiSessionTtlMs?: number;
+}
+
+/** The app's web-page settings a test gave (the app's defaults for the rest). */
+const webPageSettings = (
+  options: WebPageOptions,
+  serverUrl: string,
+): Pick<ApiAppOptions, 'publicUrl' | 'webRoot' | 'uiSessionTtlMs'> => ({
+  publicUrl: options.loopbackPublicUrl === true ? serverUrl : (options.publicUrl ?? 'http://agentry.test'),
+  ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
+  ...(options.uiSessionTtlMs === undefined ? {} : { uiSessionTtlMs: options.uiSessionTtlMs }),
+});
+
 /** Polls until `check` holds: for effects that reach the API's caches through a watch. */
 export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -119,7 +141,7 @@ export async function startTestApi(
     logDestination?: { write(line: string): void };
     /** The level of the lines `logDestination` receives (default debug; a bench logs at info as served). */
     logLevel?: LevelWithSilent;
-  } = {},
+  } & WebPageOptions = {},
 ): Promise<TestApi> {
   const dir = await mkdtemp(join(tmpdir(), 'agentry-api-'));
   const store = options.store ?? (await EmbeddedStore.open(join(dir, 'store')));
@@ -148,7 +170,7 @@ export async function startTestApi(
     logger,
     metrics: createMetricsRegistry({ defaultMetrics: false }),
     controlNamespace: CONTROL_NAMESPACE,
-    publicUrl: 'http://agentry.test',
+    ...webPageSettings(options, url),
     version: 'test',
     isReady: () => true,
     installationKey,
@@ -218,7 +240,14 @@ export async function startTestApi(
 export function call(
   api: Pick<TestApi, 'url'>,
   path: string,
-  init: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {},
+  init: {
+    method?: string;
+    key?: string;
+    body?: unknown;
+    headers?: Record<string, string>;
+    /** `manual` to see a redirect itself rather than where it leads. */
+    redirect?: 'follow' | 'manual' | 'error';
+  } = {},
 ): Promise<Response> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.key !== undefined) headers.API_KEY = init.key;
@@ -227,5 +256,10 @@ export function call(
     body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
     headers['content-type'] ??= 'application/json';
   }
-  return fetch(`${api.url}${path}`, { method: init.method ?? 'GET', headers, body });
+  return fetch(`${api.url}${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body,
+    ...(init.redirect === undefined ? {} : { redirect: init.redirect }),
+  });
 }

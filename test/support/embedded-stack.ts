@@ -16,7 +16,7 @@ import type { SqsNotificationQueues } from '../../platform/lake-notifications/qu
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import { CONTROL_NAMESPACE, startTestApi } from './api-server.js';
-import type { TestApi } from './api-server.js';
+import type { TestApi, WebPageOptions } from './api-server.js';
 import { REPOSITORY_LAKE_COMMAND, REPOSITORY_RUNNER_COMMAND } from './runner-command.js';
 
 /** The embedded default in this process: store, operator with real runner processes, API server. */
@@ -62,6 +62,8 @@ export async function startEmbeddedStack(
     skills?: SkillCatalog;
     /** How long a task-made workspace stays up after its task is idle (the operator's default: 60 s). */
     ephemeralIdleGraceMs?: number;
+    /** The web pages the API serves, and its public URL (the browser tests' origin). */
+    web?: WebPageOptions;
   } = {},
 ): Promise<EmbeddedStack> {
   const dir = await mkdtemp(join(tmpdir(), options.prefix ?? 'agentry-stack-'));
@@ -95,6 +97,7 @@ export async function startEmbeddedStack(
     lakeFileRoots: (namespace) => [organizationFileRoot(dir, namespace)],
     ...(queues === undefined ? {} : { notificationQueues: queues }),
     ...(options.executors === undefined ? {} : { executors: options.executors }),
+    ...options.web,
   });
   const operator = await startOperator({
     store,

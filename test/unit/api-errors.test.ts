@@ -11,6 +11,7 @@ describe('API errors', () => {
     ['missing_api_key', 401],
     ['invalid_api_key', 401],
     ['insufficient_scopes', 403],
+    ['forbidden', 403],
     ['validation_error', 400],
     ['not_found', 404],
     ['limit_exceeded', 400],

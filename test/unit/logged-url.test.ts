@@ -10,6 +10,11 @@ describe('loggedUrl', () => {
     expect(loggedUrl('/v1/share/eyJhbGciOi.secret-part?x=1')).toBe('/v1/share/[redacted]?x=1');
   });
 
+  it('redacts the token of the share page and of its event stream', () => {
+    expect(loggedUrl('/share/abc.secret-part')).toBe('/share/[redacted]');
+    expect(loggedUrl('/v1/share/abc.secret-part/events')).toBe('/v1/share/[redacted]/events');
+  });
+
   it("redacts a signed storage URL's signature and keeps its method and expiry", () => {
     expect(loggedUrl('/v1/storage/org/a.txt?method=GET&expires=1700000000&signature=abcdef')).toBe(
       '/v1/storage/org/a.txt?method=GET&expires=1700000000&signature=[redacted]',

@@ -2,6 +2,7 @@ import { ErrorBoundary, LocationProvider, Route, Router, lazy } from 'preact-iso
 import { useEffect } from 'preact/hooks';
 import { Layout } from './layout.js';
 import { loadSession } from './session.js';
+import { SessionGuard } from './session-guard.js';
 
 // One chunk per page: the share page (opened by people without a key) loads only what it shows.
 const TasksPage = lazy(() => import('./pages/tasks/tasks-page.js').then((m) => m.TasksPage));
@@ -21,6 +22,7 @@ export function App() {
   }, []);
   return (
     <LocationProvider>
+      <SessionGuard />
       <ErrorBoundary>
         <Layout>
           <Router>
