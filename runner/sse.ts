@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { markEvent } from '../platform/event-trace.js';
 import type { Logger } from '../platform/log.js';
 import type { TaskEvent } from '../platform/runner-protocol.js';
 import type { EventFilter, TaskEventLog } from './event-log.js';
@@ -52,6 +53,7 @@ export async function streamTaskEvents(res: Response, options: StreamOptions): P
   /** Writes one frame unless paused; pauses (and catches up on drain) once the buffer is full. */
   const send = (event: TaskEvent): void => {
     if (!cursor.take(event) || !open()) return;
+    markEvent('runnerSent', options.taskId, event.seq);
     if (!res.write(sseFrame(event))) {
       cursor.paused = true;
       res.once('drain', () => {

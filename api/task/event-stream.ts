@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { allPromptsRecordedTerminal, clientTaskStatus, promptEntryOf } from '../../crds/index.js';
 import type { Task } from '../../crds/index.js';
+import { markEvent } from '../../platform/event-trace.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
@@ -211,6 +212,7 @@ export class TaskEventStream {
         signal: inner.signal,
       });
       for await (const event of events) {
+        markEvent('apiReceived', this.options.taskId, event.seq);
         if (!(await this.forward(event))) continue;
         const task = this.options.current();
         if (task === undefined || this.doneDue(task)) return 'recheck';
@@ -232,6 +234,7 @@ export class TaskEventStream {
     if (event.seq <= this.cursor) return false;
     if (this.options.promptId !== undefined && event.promptId !== this.options.promptId) return false;
     this.cursor = event.seq;
+    markEvent('apiSent', this.options.taskId, event.seq);
     await this.write(eventFrame(event));
     return true;
   }

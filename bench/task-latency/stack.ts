@@ -18,7 +18,7 @@ import type { TestApi } from '../../test/support/api-server.js';
 import { REPOSITORY_RUNNER_COMMAND } from '../../test/support/runner-command.js';
 import { cleanupStep } from '../support/cleanup.js';
 import { until } from '../support/wait.js';
-import { AGENT_COMPUTER_LIMIT, LOG_LEVEL, ORG, STOP_GRACE_MS, interruption } from './config.js';
+import { AGENT_COMPUTER_LIMIT, LOG_LEVEL, ORG, STOP_GRACE_MS, TRACE, interruption } from './config.js';
 
 export interface Stack {
   dir: string;
@@ -36,6 +36,8 @@ export async function startStack(stack: Stack): Promise<string> {
     runnerCommand: REPOSITORY_RUNNER_COMMAND,
     logger,
     stopGraceMs: STOP_GRACE_MS,
+    // The runners' per-hop marks, written to their state directories (bench/task-latency/hops.ts).
+    ...(TRACE ? { env: { AGENTRY_EVENT_TRACE: '1' } } : {}),
     onChange: (ns, name) => {
       notify(ns, name);
     },
