@@ -16,6 +16,8 @@ export const EVENT_ROUNDS = envCount('BENCH_EVENT_ROUNDS', 1);
 export const EVENTS_ONLY = process.env.BENCH_PHASES === 'events';
 /** Per-hop marks of the runner and the API (platform/event-trace.ts); BENCH_TRACE=0 turns them off. */
 export const TRACE = process.env.BENCH_TRACE !== '0';
+/** Where runners write CPU profiles (--cpu-prof), for finding their cost per event; unset: none. */
+export const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF === '' ? undefined : process.env.BENCH_CPU_PROF;
 export const RUNNER_STARTS = envCount('BENCH_RUNNER_STARTS', 10, 0);
 /** The process runtime's SIGTERM → SIGKILL grace for runners (3 s as in the end-to-end tests). */
 export const STOP_GRACE_MS = envNumber('BENCH_STOP_GRACE_MS', 3000);

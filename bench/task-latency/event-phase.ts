@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadAverage as load } from '../support/format.js';
 import { progress } from '../support/stats.js';
 import { startBusyLoops } from './busy-load.js';
+import { cpuNow, cpuSpent } from './cpu.js';
 import type { Client } from './client.js';
 import { reportEvents } from './clock.js';
 import type { EventRun } from './clock.js';
@@ -36,8 +37,14 @@ export async function liveEventPhase(dir: string, client: Client, workspaceId: s
       progress(`live events, round ${round}/${EVENT_ROUNDS}`);
       const pipe = await pipeFloor();
       reportEvents(`floor: clock script → direct pipe at ${EVENT_RATE}/s`, pipe);
+      const before = await cpuNow();
       const live = await liveEvents(client, workspaceId);
+      const cpu = cpuSpent(before, await cpuNow());
       reportEvents(`live events: runner → SSE client at ${EVENT_RATE}/s`, live.run);
+      const perThousand = (cpuMs: number): string => ms((cpuMs / live.run.received) * 1000);
+      console.log(
+        `  CPU per 1,000 events: API process (API, operator, client) ${perThousand(cpu.api)}, runner ${perThousand(cpu.runners)}`,
+      );
       if (TRACE) {
         await sleep(500); // the runner appends its marks every 200 ms
         await reportHops(dir, live.taskId, live.samples);
