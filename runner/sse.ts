@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { markEvent } from '../platform/event-trace.js';
+import { eventTraceEnabled, markEvent, traceNow } from '../platform/event-trace.js';
 import type { Logger } from '../platform/log.js';
 import type { TaskEvent } from '../platform/runner-protocol.js';
 import type { EventFilter, TaskEventLog } from './event-log.js';
@@ -63,10 +63,14 @@ export async function streamTaskEvents(res: Response, options: StreamOptions): P
   let pending = '';
   /** Writes the turn's frames in one write; pauses (and catches up on drain) once the buffer is full. */
   let lastWrite = -Infinity;
+  /** Bench-only: the seqs of the pending frames, marked as sent when they are written. */
+  const traced: number[] = [];
   const flush = (): void => {
     const text = pending;
     pending = '';
     lastWrite = performance.now();
+    const at = traceNow();
+    for (const seq of traced.splice(0)) markEvent('runnerSent', options.taskId, seq, at);
     if (text === '' || !open() || res.write(text)) return;
     cursor.paused = true;
     res.once('drain', () => {
@@ -82,7 +86,7 @@ export async function streamTaskEvents(res: Response, options: StreamOptions): P
    */
   const send = (event: TaskEvent): void => {
     if (!cursor.take(event) || !open()) return;
-    markEvent('runnerSent', options.taskId, event.seq);
+    if (eventTraceEnabled()) traced.push(event.seq);
     if (pending === '') {
       const wait = lastWrite + WRITE_INTERVAL_MS - performance.now();
       if (wait <= 0) process.nextTick(flush);
