@@ -1,13 +1,13 @@
 import { parseJson } from './json.js';
 import { Readable } from 'node:stream';
-import { createParser } from 'eventsource-parser';
+import { EventFrameReader, MalformedEventError } from './runner-event-frames.js';
+import type { EventFrame } from './runner-event-frames.js';
 import { z } from 'zod';
 import {
   ArtifactFileSchema,
   ArtifactManifestSchema,
   EventsPageSchema,
   PromptStateSchema,
-  TaskEventSchema,
 } from './runner-protocol.js';
 import type {
   ArtifactBase,
@@ -117,31 +117,30 @@ export class RunnerClient {
    * iterator ends; callers resume from the last seq they saw). Malformed events are an error.
    */
   async *streamEvents(taskId: string, options: EventStreamOptions): AsyncGenerator<TaskEvent> {
+    for await (const frames of this.streamEventFrames(taskId, options)) {
+      for (const { event } of frames) yield event;
+    }
+  }
+
+  /**
+   * As streamEvents, a batch at a time: the events of each chunk read from the runner, each with
+   * its SSE frame (validated, to be relayed without serializing it again).
+   */
+  async *streamEventFrames(taskId: string, options: EventStreamOptions): AsyncGenerator<EventFrame[]> {
     const response = await this.fetch(`/v1/tasks/${taskId}/events${query(options)}`, {
       headers: { accept: 'text/event-stream' },
       signal: options.signal,
     });
     if (response.body === null) return;
-    const pending: TaskEvent[] = [];
-    let malformed: Error | undefined;
-    const parser = createParser({
-      onEvent(message) {
-        if (message.event !== 'event') return;
-        const parsed = TaskEventSchema.safeParse(parseJson(message.data));
-        if (parsed.success) pending.push(parsed.data);
-        else malformed ??= new Error(`the runner sent a malformed event: ${parsed.error.message}`);
-      },
-    });
-    const decoder = new TextDecoder();
+    const reader = new EventFrameReader();
     try {
       for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-        parser.feed(decoder.decode(chunk, { stream: true }));
-        if (malformed !== undefined) throw malformed;
-        yield* pending.splice(0);
+        const frames = reader.push(chunk);
+        if (frames.length > 0) yield frames;
       }
     } catch (err) {
       if (options.signal.aborted) return;
-      if (err === malformed) throw err;
+      if (err instanceof MalformedEventError) throw err;
       return; // the connection dropped: the caller resumes from the last seq it saw
     }
   }

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import type { Logger } from '../platform/log.js';
 import { RunnerTaskIdSchema } from '../platform/runner-protocol.js';
 import type { EventType, EventsPage, TaskEvent } from '../platform/runner-protocol.js';
+import { markEvent } from '../platform/event-trace.js';
 import { firstAfter, loadEventFile, syncPath } from './event-log-file.js';
 
 export interface EventLogOptions {
@@ -62,6 +63,7 @@ class TaskLog {
   broken = false;
 
   constructor(
+    readonly taskId: string,
     readonly path: string,
     readonly events: TaskEvent[],
   ) {
@@ -204,7 +206,7 @@ export class TaskEventLog {
       const created: Entry = {
         users: 0,
         loaded: loadEventFile(path, this.options.logger).then((events) => {
-          created.log = new TaskLog(path, events);
+          created.log = new TaskLog(taskId, path, events);
           return created.log;
         }),
       };
@@ -254,6 +256,7 @@ export class TaskEventLog {
       payload,
     };
     log.nextAssigned += 1;
+    markEvent('runnerRead', log.taskId, event.seq);
     const durable = new Promise<TaskEvent>((resolve, reject) => {
       log.pending.push({ event, resolve, reject });
     });
@@ -295,6 +298,7 @@ export class TaskEventLog {
       return;
     }
     for (const { event, resolve } of batch) {
+      markEvent('runnerDurable', log.taskId, event.seq);
       log.nextSeq = event.seq + 1;
       log.events.push(event);
       this.deliver(log, event);

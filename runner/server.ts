@@ -1,7 +1,9 @@
 import { createServer } from 'node:http';
+import { join } from 'node:path';
 import type { Server } from 'node:http';
 import express from 'express';
 import type { Express, NextFunction, Request, Response } from 'express';
+import { writeEventMarks } from '../platform/event-trace.js';
 import type { Logger } from '../platform/log.js';
 import { ArtifactBaseFile } from './artifacts/base.js';
 import { ArtifactManifest } from './artifacts/manifest.js';
@@ -125,14 +127,20 @@ export function createRunnerApp(options: RunnerAppOptions): RunnerApp {
     }
     res.status(500).json(errorBody('internal_error', 'Internal server error'));
   });
+  let stopTrace: (() => Promise<void>) | undefined;
   return {
     app,
     queue,
     events,
-    start: () => queue.start(),
+    start: () => {
+      // Bench-only (AGENTRY_EVENT_TRACE=1): where each event was when, for bench/task-latency.
+      stopTrace = writeEventMarks(join(stateDir, 'event-trace.tsv'));
+      return queue.start();
+    },
     async shutdown() {
       await queue.shutdown();
       await events.close();
+      await stopTrace?.();
     },
   };
 }

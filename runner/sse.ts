@@ -1,9 +1,19 @@
 import type { Response } from 'express';
+import { eventTraceEnabled, markEvent, traceNow } from '../platform/event-trace.js';
 import type { Logger } from '../platform/log.js';
 import type { TaskEvent } from '../platform/runner-protocol.js';
 import type { EventFilter, TaskEventLog } from './event-log.js';
 
 export const DEFAULT_KEEPALIVE_MS = 15_000;
+/**
+ * A stream writes at most once per this interval: an event after a quiet spell leaves at once, a
+ * burst's events within the interval leave together at its end. Each write costs the runner a
+ * syscall and wakes the API and, through it, the client: at 1,000 events/s one write per event
+ * was most of the event path's CPU, and under CPU load its latency.
+ */
+export const WRITE_INTERVAL_MS = 4;
+/** Frames waiting for their write are written at once from this size: memory per stream stays bounded. */
+const MAX_PENDING_CHARS = 64 * 1024;
 
 /** One SSE frame: the seq is the event id, so a reconnecting client resumes with Last-Event-ID. */
 export const sseFrame = (event: TaskEvent): string =>
@@ -49,28 +59,51 @@ export async function streamTaskEvents(res: Response, options: StreamOptions): P
   // The response's close, not the request's: since Node 16 a request closes once its body is read.
   res.once('close', cleanUp);
 
-  /** Writes one frame unless paused; pauses (and catches up on drain) once the buffer is full. */
+  /** Frames taken, written together at the end of the turn or of the write interval. */
+  let pending = '';
+  /** Writes the turn's frames in one write; pauses (and catches up on drain) once the buffer is full. */
+  let lastWrite = -Infinity;
+  /** Bench-only: the seqs of the pending frames, marked as sent when they are written. */
+  const traced: number[] = [];
+  const flush = (): void => {
+    const text = pending;
+    pending = '';
+    lastWrite = performance.now();
+    const at = traceNow();
+    for (const seq of traced.splice(0)) markEvent('runnerSent', options.taskId, seq, at);
+    if (text === '' || !open() || res.write(text)) return;
+    cursor.paused = true;
+    res.once('drain', () => {
+      catchUp().catch((err: unknown) => {
+        options.logger.warn({ err, taskId: options.taskId }, 'an event stream cannot catch up; closing it');
+        res.destroy();
+      });
+    });
+  };
+  /**
+   * Takes one frame unless paused. The frames of one turn (a durable batch, a replay page), or of
+   * one WRITE_INTERVAL_MS, leave in one write: one syscall, one chunk for the API to relay.
+   */
   const send = (event: TaskEvent): void => {
     if (!cursor.take(event) || !open()) return;
-    if (!res.write(sseFrame(event))) {
-      cursor.paused = true;
-      res.once('drain', () => {
-        catchUp().catch((err: unknown) => {
-          options.logger.warn({ err, taskId: options.taskId }, 'an event stream cannot catch up; closing it');
-          res.destroy();
-        });
-      });
+    if (eventTraceEnabled()) traced.push(event.seq);
+    if (pending === '') {
+      const wait = lastWrite + WRITE_INTERVAL_MS - performance.now();
+      if (wait <= 0) process.nextTick(flush);
+      else setTimeout(flush, wait);
     }
+    pending += sseFrame(event);
+    // A big batch or replay goes out in slices, so that a full socket pauses it at once.
+    if (pending.length >= MAX_PENDING_CHARS) flush();
   };
   /** Sends from the log what arrived while paused, until the client is level with the log or full again. */
   const catchUp = async (): Promise<void> => {
     while (cursor.paused && !client.gone && open()) {
       const page = await options.events.read(options.taskId, { ...options.filter, after: cursor.sent });
       cursor.paused = false;
-      for (const event of page.events) {
-        send(event);
-        if (cursor.isPaused()) return; // the next drain goes on from here
-      }
+      for (const event of page.events) send(event);
+      flush();
+      if (cursor.isPaused()) return; // full again: the next drain goes on from here
       // Live events delivered during the read were skipped: read again if any came.
       cursor.paused = cursor.behind();
     }
@@ -81,6 +114,7 @@ export async function streamTaskEvents(res: Response, options: StreamOptions): P
       onEvent: send,
       onEnd: () => {
         cleanUp();
+        flush();
         res.end();
       },
     });

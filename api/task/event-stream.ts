@@ -1,10 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { allPromptsRecordedTerminal, clientTaskStatus, promptEntryOf } from '../../crds/index.js';
 import type { Task } from '../../crds/index.js';
+import { markEvent, traceNow } from '../../platform/event-trace.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import type { RunnerClient } from '../../platform/runner-client.js';
+import type { EventFrame } from '../../platform/runner-event-frames.js';
 import type { TaskEvent } from '../../platform/runner-protocol.js';
 import type { ReadModel } from '../read-model.js';
 import { isArchived, readArchivedEvents } from './archived-events.js';
@@ -205,13 +207,13 @@ export class TaskEventStream {
       },
     );
     try {
-      const events = runner.streamEvents(this.options.taskId, {
+      const batches = runner.streamEventFrames(this.options.taskId, {
         after: this.cursor,
         promptId: this.options.promptId,
         signal: inner.signal,
       });
-      for await (const event of events) {
-        if (!(await this.forward(event))) continue;
+      for await (const frames of batches) {
+        if (!(await this.relay(frames))) continue;
         const task = this.options.current();
         if (task === undefined || this.doneDue(task)) return 'recheck';
       }
@@ -227,12 +229,36 @@ export class TaskEventStream {
     }
   }
 
-  /** Sends one event unless the client has it already (exactly once across reconnects). */
-  private async forward(event: TaskEvent): Promise<boolean> {
+  /** Whether `event` is the client's to get now: never one it has (exactly once across reconnects). */
+  private takes(event: TaskEvent): boolean {
     if (event.seq <= this.cursor) return false;
     if (this.options.promptId !== undefined && event.promptId !== this.options.promptId) return false;
     this.cursor = event.seq;
+    return true;
+  }
+
+  /** Sends one event unless the client has it already. */
+  private async forward(event: TaskEvent): Promise<boolean> {
+    if (!this.takes(event)) return false;
     await this.write(eventFrame(event));
+    return true;
+  }
+
+  /**
+   * Sends on the runner's frames of one read (checked, not serialized again) that the client has
+   * not had, as one write: one syscall and one wake-up of the client per batch, not per event.
+   */
+  private async relay(frames: readonly EventFrame[]): Promise<boolean> {
+    const received = traceNow();
+    let text = '';
+    for (const { event, frame } of frames) {
+      markEvent('apiReceived', this.options.taskId, event.seq, received);
+      if (!this.takes(event)) continue;
+      markEvent('apiSent', this.options.taskId, event.seq);
+      text += frame;
+    }
+    if (text === '') return false;
+    await this.write(text);
     return true;
   }
 

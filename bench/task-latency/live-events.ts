@@ -8,12 +8,22 @@ import { createTask, readEvents } from './client.js';
 import type { Client } from './client.js';
 import { CLOCK_SCRIPT, ClockLines } from './clock.js';
 import type { EventRun } from './clock.js';
+import type { ClockSample } from './hops.js';
 import { EVENT_COUNT, EVENT_SECONDS, TIMEOUT_MS, interruption } from './config.js';
 
-export async function liveEvents(client: Client, workspaceId: string): Promise<EventRun> {
+export interface LiveRun {
+  run: EventRun;
+  taskId: string;
+  samples: ClockSample[];
+}
+
+export async function liveEvents(client: Client, workspaceId: string): Promise<LiveRun> {
   const lines = new ClockLines();
+  const samples: ClockSample[] = [];
+  let taskId = '';
   await within('the clock task', TIMEOUT_MS + EVENT_SECONDS * 1000, interruption.signal, async (signal) => {
     const task = await createTask(client, { prompt: `python3 -c '${CLOCK_SCRIPT}'`, workspaceId });
+    taskId = task.id;
     const seqs: number[] = [];
     let promptId: string | undefined;
     const done = await readEvents(client, task.id, signal, (event, arrival) => {
@@ -24,6 +34,7 @@ export async function liveEvents(client: Client, workspaceId: string): Promise<E
       if (typeof content !== 'string') throw new Error('a text event without content');
       if (event.payload.stream === 'stderr') throw new Error(`the clock script wrote to stderr: ${content}`);
       lines.add(content, arrival);
+      samples.push({ seq: event.seq, printed: Number(content) / 1e6, arrival });
     });
     if (done.status !== 'completed') throw new Error(`the clock task ended ${done.status}, not completed`);
     if (lines.latencies.length !== EVENT_COUNT) {
@@ -47,5 +58,5 @@ export async function liveEvents(client: Client, workspaceId: string): Promise<E
       );
     }
   });
-  return lines.result();
+  return { run: lines.result(), taskId, samples };
 }

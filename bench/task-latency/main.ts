@@ -4,9 +4,12 @@
 // - start latency, POST /v1/tasks → the task's first `init` event on GET /v1/tasks/:id/events (the
 //   stream opened right after the POST), on a new workspace (a new runner process) and on an existing
 //   one, sequentially; floor: a bare `bash -c 'echo ready'` spawn until its first stdout line;
-// - live event latency at ~1,000 events/s: a `shell` task runs a Python script printing its wall clock
+// - live event latency at ~1,000 events/s under CPU load (a busy-looping process per core beside it,
+//   started and stopped by the bench): a `shell` task runs a Python script printing its wall clock
 //   (time.time_ns) once per millisecond, and the client compares each `text` event's content with its
 //   own wall clock on arrival; floor: the same script spawned here, its stdout read the same way.
+//   With AGENTRY_EVENT_TRACE=1 (set by the bench) the runner and the API mark each event's hops, and
+//   the phase prints p50/p99 per hop (bench/task-latency/hops.ts).
 // The `shell` executor's `init` is the runner's own, sent before bash starts, so the first `text`
 // event ("ready") is printed too: that one includes the spawn the bash floor measures.
 // Asides, to explain the figures: a bare `agentry runner` start, a workspace deletion, and one
@@ -19,6 +22,12 @@
 //      BENCH_WARMUP           tasks per start-latency phase run first and not counted (default 1)
 //      BENCH_EVENT_RATE       events per second of the live-event phase (default 1000)
 //      BENCH_EVENT_SECONDS    how long the live-event phase prints (default 5)
+//      BENCH_EVENT_ROUNDS     live-event rounds, one after another (default 1; the summary takes
+//                             the round with the median p99)
+//      BENCH_BUSY_LOOPS       busy-looping processes beside the live-event phase, started and
+//                             stopped by the bench (default one per core; 0: none)
+//      BENCH_TRACE            0: no per-hop marks (platform/event-trace.ts; default on)
+//      BENCH_PHASES           `events`: only the live-event phase (default: every phase)
 //      BENCH_TIMEOUT_MS       one task, from its POST to `done` (default 60000; the event phase gets
 //                             this plus its printing time)
 //      BENCH_RUNNER_STARTS    bare `agentry runner` starts timed as an aside (default 10)
@@ -33,11 +42,19 @@ import { progress } from '../support/stats.js';
 import type { Summary } from '../support/stats.js';
 import { within } from '../support/wait.js';
 import type { Client } from './client.js';
-import { reportEvents } from './clock.js';
-import type { EventRun } from './clock.js';
-import { EVENT_COUNT, EVENT_RATE, RUNNER_STARTS, TASKS, TIMEOUT_MS, WARMUP, interruption } from './config.js';
-import { appendSyncFloor, bashFloor, pipeFloor, runnerStartFloor } from './floors.js';
-import { liveEvents } from './live-events.js';
+import {
+  EVENTS_ONLY,
+  EVENT_COUNT,
+  EVENT_RATE,
+  RUNNER_STARTS,
+  TASKS,
+  TIMEOUT_MS,
+  TRACE,
+  WARMUP,
+  interruption,
+} from './config.js';
+import { liveEventPhase } from './event-phase.js';
+import { appendSyncFloor, bashFloor, runnerStartFloor } from './floors.js';
 import { ms, report } from './report.js';
 import { startStack, stopStack } from './stack.js';
 import type { Stack } from './stack.js';
@@ -46,25 +63,28 @@ import type { StartRun } from './starts.js';
 
 const ratio = (a: number, b: number): string => formatRatio(a, b, 1);
 
-interface Results {
+interface Starts {
   bash: Summary;
   runnerStart: Summary;
   fresh: StartRun;
   existing: StartRun;
-  pipe: EventRun;
-  live: EventRun;
 }
 
-/** Every phase in turn on a started stack, each figure printed as it comes. */
-async function measure(stack: Stack, bash: Summary): Promise<Results> {
+/** Starts the stack and answers a client of it. */
+async function started(stack: Stack): Promise<Client> {
   progress('starting the embedded stack');
   const key = await within('starting the embedded stack', TIMEOUT_MS, interruption.signal, () =>
     startStack(stack),
   );
   const { api } = stack;
   if (api === undefined) throw new Error('the API did not start');
-  const client: Client = { api, key };
+  return { api, key };
+}
 
+/** The start-latency phases, each figure printed as it comes; answers the figures and a workspace left running. */
+async function measureStarts(stack: Stack, client: Client): Promise<{ starts: Starts; workspaceId: string }> {
+  const bash = await bashFloor();
+  report('floor: bash -c "echo ready" spawn → first stdout line', bash, 'p95');
   progress('bare runner starts');
   const runnerStart = await runnerStartFloor(stack.dir, RUNNER_STARTS);
   report('aside: agentry runner (from source) spawn → listening line', runnerStart, 'p95');
@@ -81,22 +101,10 @@ async function measure(stack: Stack, bash: Summary): Promise<Results> {
   report('existing workspace: POST /v1/tasks → 201', existing.post, 'p95');
   report('existing workspace: POST /v1/tasks → init event', existing.init, 'p95');
   report('existing workspace: POST /v1/tasks → first text event', existing.firstText, 'p95');
-
-  progress('live events');
-  const pipe = await pipeFloor();
-  reportEvents(`floor: clock script → direct pipe at ${EVENT_RATE}/s`, pipe);
-  const live = await liveEvents(client, workspace.workspaceId);
-  reportEvents(`live events: runner → SSE client at ${EVENT_RATE}/s`, live);
-
-  progress('asides');
-  const sync = await appendSyncFloor(stack.dir);
-  report('aside: append + fdatasync of one event line on the data disk', sync, 'p99');
-  console.log(`load average at the end: ${load()}`);
-  return { bash, runnerStart, fresh, existing, pipe, live };
+  return { starts: { bash, runnerStart, fresh, existing }, workspaceId: workspace.workspaceId };
 }
 
-function printSummary({ bash, runnerStart, fresh, existing, pipe, live }: Results): void {
-  console.log('\nsummary (p50 / tail)');
+function printStartSummary({ bash, runnerStart, fresh, existing }: Starts): void {
   console.log(
     `start, new workspace (init) / bash floor:       ${ratio(fresh.init.p50, bash.p50)} / ${ratio(fresh.init.p95, bash.p95)}`,
   );
@@ -112,8 +120,32 @@ function printSummary({ bash, runnerStart, fresh, existing, pipe, live }: Result
   console.log(
     `bare runner start / new-workspace start (p50):  ${((runnerStart.p50 / fresh.init.p50) * 100).toFixed(0)}%`,
   );
+}
+
+/** Every phase in turn (or only the live events), then the summary. */
+async function measure(stack: Stack): Promise<void> {
+  const client = await started(stack);
+  let starts: Starts | undefined;
+  let workspaceId: string;
+  if (EVENTS_ONLY) {
+    workspaceId = (await startOnce(client, undefined)).workspaceId;
+  } else {
+    ({ starts, workspaceId } = await measureStarts(stack, client));
+  }
+  const { pipe, live } = await liveEventPhase(stack.dir, client, workspaceId);
+  if (!EVENTS_ONLY) {
+    progress('asides');
+    const sync = await appendSyncFloor(stack.dir);
+    report('aside: append + fdatasync of one event line on the data disk', sync, 'p99');
+  }
+  console.log(`load average at the end: ${load()}`);
+  console.log('\nsummary (p50 / tail)');
+  if (starts !== undefined) printStartSummary(starts);
   console.log(
     `live events / direct pipe (p50 / p99):          ${ratio(live.latency.p50, pipe.latency.p50)} / ${ratio(live.latency.p99, pipe.latency.p99)}`,
+  );
+  console.log(
+    `live events under load (p50 / p99):             ${ms(live.latency.p50)} / ${ms(live.latency.p99)}`,
   );
 }
 
@@ -123,6 +155,8 @@ const stack: Stack = {
   operator: undefined,
   runtime: undefined,
 };
+// Before anything marks: the API in this process and the runners (stack.ts) trace each event's hops.
+if (TRACE) process.env.AGENTRY_EVENT_TRACE = '1';
 let passed = false;
 try {
   console.log(
@@ -133,9 +167,7 @@ try {
   console.log(
     `clock check: Date.now() − (timeOrigin + performance.now()) = ${ms(clockSkew)} (expect about −1…0)`,
   );
-  const bash = await bashFloor();
-  report('floor: bash -c "echo ready" spawn → first stdout line', bash, 'p95');
-  printSummary(await measure(stack, bash));
+  await measure(stack);
   passed = true;
 } catch (err) {
   console.error('\nbenchmark failed:', err);

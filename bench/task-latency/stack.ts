@@ -8,6 +8,7 @@ import { AgentComputerType, OrganizationType } from '../../crds/index.js';
 import { startOperator } from '../../operator/operator.js';
 import type { RunningOperator } from '../../operator/operator.js';
 import { ProcessRuntime } from '../../operator/runtimes/process.js';
+import type { RunnerCommand } from '../../operator/runtimes/process.js';
 import { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import { ensureInstallationKey } from '../../platform/installation-key.js';
 import { createLogger } from '../../platform/log.js';
@@ -18,7 +19,15 @@ import type { TestApi } from '../../test/support/api-server.js';
 import { REPOSITORY_RUNNER_COMMAND } from '../../test/support/runner-command.js';
 import { cleanupStep } from '../support/cleanup.js';
 import { until } from '../support/wait.js';
-import { AGENT_COMPUTER_LIMIT, LOG_LEVEL, ORG, STOP_GRACE_MS, interruption } from './config.js';
+import {
+  AGENT_COMPUTER_LIMIT,
+  LOG_LEVEL,
+  ORG,
+  STOP_GRACE_MS,
+  TRACE,
+  CPU_PROFILE_DIR,
+  interruption,
+} from './config.js';
 
 export interface Stack {
   dir: string;
@@ -27,15 +36,28 @@ export interface Stack {
   runtime: ProcessRuntime | undefined;
 }
 
+/**
+ * The runners' per-hop marks (bench/task-latency/hops.ts); with BENCH_CPU_PROF=<dir> their CPU
+ * profiles, unconfined so that they can write there.
+ */
+function runnerOptions(): { runnerCommand: RunnerCommand; env: Record<string, string>; isolation?: 'none' } {
+  const env: Record<string, string> = TRACE ? { AGENTRY_EVENT_TRACE: '1' } : {};
+  if (CPU_PROFILE_DIR === undefined) return { runnerCommand: REPOSITORY_RUNNER_COMMAND, env };
+  const { command, args } = REPOSITORY_RUNNER_COMMAND;
+  const profiled = { command, args: ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE_DIR}`, ...args] };
+  return { runnerCommand: profiled, env, isolation: 'none' };
+}
+
 export async function startStack(stack: Stack): Promise<string> {
   const store = await EmbeddedStore.open(join(stack.dir, 'store'));
   const logger = createLogger({ level: LOG_LEVEL });
   let notify: (ns: string, name: string) => void = () => undefined;
   stack.runtime = new ProcessRuntime({
     dataDir: stack.dir,
-    runnerCommand: REPOSITORY_RUNNER_COMMAND,
     logger,
     stopGraceMs: STOP_GRACE_MS,
+    // The runners' per-hop marks, written to their state directories (bench/task-latency/hops.ts).
+    ...runnerOptions(),
     onChange: (ns, name) => {
       notify(ns, name);
     },

@@ -1,5 +1,6 @@
-// The runner's SSE stream against a client that stops reading: it is paused with a bounded buffer
-// and caught up from the log once it reads again, never cut and never sent an event twice.
+// The runner's SSE stream's writes: against a client that stops reading it is paused with a bounded
+// buffer and caught up from the log once it reads again, never cut and never sent an event twice; a
+// burst of events leaves in a few writes, not one per event.
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import express from 'express';
 import type { Response } from 'express';
@@ -98,5 +99,28 @@ describe('runner SSE: a client that stops reading', () => {
     const ids = await readIds(res, EVENTS - 1);
     expect(ids).toEqual(Array.from({ length: EVENTS }, (_, i) => i));
     expect(maxBuffered).toBeLessThan(1024 * 1024);
+  });
+});
+
+describe('runner SSE: writes', () => {
+  it('writes a burst of events made durable together in a few writes, every event once and in order', async () => {
+    const taskId = randomUUID();
+    const promptId = randomUUID();
+    await log.append(taskId, promptId, 'text', { content: 'first' });
+    const res = await openStream(taskId);
+    const reading = readIds(res, 200);
+    const stream = streamed;
+    if (stream === undefined) throw new Error('the stream did not start');
+    let writes = 0;
+    const write = stream.write.bind(stream) as (chunk: string) => boolean;
+    stream.write = ((chunk: string) => {
+      writes += 1;
+      return write(chunk);
+    }) as typeof stream.write;
+    await Promise.all(
+      Array.from({ length: 200 }, (_, i) => log.append(taskId, promptId, 'text', { content: `${i}` })),
+    );
+    expect(await reading).toEqual(Array.from({ length: 201 }, (_, i) => i));
+    expect(writes).toBeLessThanOrEqual(5);
   });
 });
