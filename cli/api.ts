@@ -161,5 +161,7 @@ async function runApiProcess(config: Config, options: { logger: Logger; worker?:
   await drain.drain({ deadlineMs: DRAIN_DEADLINE_MS });
   await api.close();
   logger.info('api stopped');
+  // A worker's channel to the primary would keep it running: closing it lets the process end.
+  if (options.worker === true) cluster.worker?.disconnect();
   return 0;
 }
