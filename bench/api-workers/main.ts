@@ -86,7 +86,9 @@ async function measure(
     );
     return measurement;
   } finally {
+    const stopping = Date.now();
     await api.stop();
+    progress(`${setting}: drained and stopped in ${String(Date.now() - stopping)} ms`);
   }
 }
 
