@@ -15,16 +15,14 @@
 //      BENCH_CONNECTIONS  autocannon's connections (default 32)
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubernetesStore } from '../../platform/store/kubernetes.js';
-import { startCluster } from '../../test/cluster/harness/cluster.js';
+import { freeLoopbackPort } from '../../test/support/free-port.js';
 import { seedOrganizationTask } from '../../test/support/seed-organization.js';
 import { buildAgentry } from '../peer-start/agentry-phase.js';
-import { BenchKubeConfig } from '../reconcile-throughput/kube-config.js';
 import { envCount } from '../support/env.js';
 import { loadAverage } from '../support/format.js';
+import { startBenchCluster } from '../support/bench-cluster.js';
 import { progress } from '../support/stats.js';
 import { startBuiltApi } from './api-tree.js';
 import { autocannon } from './load.js';
@@ -38,22 +36,12 @@ const WARMUP_SECONDS = envCount('BENCH_WARMUP_S', 3, 0);
 const CONNECTIONS = envCount('BENCH_CONNECTIONS', 32);
 const CONTROL_NAMESPACE = 'agentry-system';
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        resolve(typeof address === 'object' && address !== null ? address.port : 0);
-      });
-    });
-  });
-
 /** One setting: start it, warm it up, load it while reading its CPU, stop it. */
 async function measure(
   setting: string,
   target: { kubeconfig: string; key: string; taskId: string; logDir: string },
 ): Promise<Measurement> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const api = await startBuiltApi({
     kubeconfig: target.kubeconfig,
     controlNamespace: CONTROL_NAMESPACE,
@@ -96,13 +84,7 @@ const loadBefore = loadAverage();
 progress(`load average ${loadBefore}`);
 progress('building Agentry (tsc, as npm start does)');
 await buildAgentry();
-progress('starting a KWOK cluster');
-const cluster = await startCluster();
-const interrupted = (): void => {
-  void cluster.stop().finally(() => process.exit(130));
-};
-process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
-const admin = KubernetesStore.fromKubeConfig(new BenchKubeConfig(cluster.kubeconfig, false));
+const { cluster, admin } = await startBenchCluster();
 const logDir = await mkdtemp(join(tmpdir(), 'agentry-bench-workers-'));
 try {
   const seeded = await seedOrganizationTask(admin, {

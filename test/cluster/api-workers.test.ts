@@ -5,24 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import type { IncomingMessage } from 'node:http';
-import { createServer } from 'node:net';
 import { ApiProcess } from '../support/api-process.js';
 import { seedOrganizationTask } from '../support/seed-organization.js';
+import { freeLoopbackPort } from '../support/free-port.js';
 import { clusterStore, testCluster } from './support.js';
 
 const store = clusterStore();
 const control = `workers-${randomBytes(3).toString('hex')}`;
 let seeded: { key: string; taskId: string };
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        resolve(typeof address === 'object' && address !== null ? address.port : 0);
-      });
-    });
-  });
 
 /** `agentry api` from source with `workers` workers on `port`, logging every request (info). */
 function startApi(port: number, workers: string): ApiProcess {
@@ -74,7 +64,7 @@ describe('agentry api with two workers', () => {
   let api: ApiProcess;
   let port: number;
   beforeAll(async () => {
-    port = await freePort();
+    port = await freeLoopbackPort();
     api = startApi(port, '2');
     await api.serving(2, 90_000);
   }, 120_000);
@@ -131,7 +121,7 @@ describe('agentry api with two workers', () => {
 
 describe('agentry api with two workers on SIGTERM', () => {
   it('ends an open event stream cleanly, stops accepting and exits 0 once every worker has', async () => {
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const api = startApi(port, '2');
     try {
       await api.serving(2, 90_000);
