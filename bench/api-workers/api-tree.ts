@@ -57,7 +57,11 @@ export async function startBuiltApi(options: {
     stdio: ['ignore', log.fd, log.fd],
   });
   await log.close();
-  const exited = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      resolve();
+    }),
+  );
   const pid = child.pid;
   if (pid === undefined) throw new Error('agentry api did not start');
   const workers = await until(
