@@ -68,9 +68,10 @@ async function measure(
       p50Ms: result.p50Ms,
       p99Ms: result.p99Ms,
       cpuUsPerRequest: (cpu * 1e6) / result.requests,
+      cpusUsed: cpu / result.seconds,
     };
     progress(
-      `${setting} (${String(api.workers)}): ${measurement.requestsPerSecond.toFixed(0)}/s, p99 ${String(result.p99Ms)} ms, ${measurement.cpuUsPerRequest.toFixed(0)} µs/request`,
+      `${setting} (${String(api.workers)}): ${measurement.requestsPerSecond.toFixed(0)}/s, p99 ${String(result.p99Ms)} ms, ${measurement.cpuUsPerRequest.toFixed(0)} µs/request, ${measurement.cpusUsed.toFixed(2)} CPUs`,
     );
     return measurement;
   } finally {

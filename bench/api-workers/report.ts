@@ -12,6 +12,8 @@ export interface Measurement {
   p50Ms: number;
   p99Ms: number;
   cpuUsPerRequest: number;
+  /** CPUs the process tree used on average over the load (starved when far below the workers). */
+  cpusUsed: number;
 }
 
 const median = (values: readonly number[]): number => summarize(values).p50;
@@ -23,7 +25,8 @@ function row(setting: string, runs: readonly Measurement[]): string {
     `${pick('requestsPerSecond').toFixed(0)}/s`,
     `${pick('p50Ms').toFixed(0)} ms`,
     `${pick('p99Ms').toFixed(0)} ms`,
-    `${pick('cpuUsPerRequest').toFixed(0)} µs |`,
+    `${pick('cpuUsPerRequest').toFixed(0)} µs`,
+    `${pick('cpusUsed').toFixed(2)} |`,
   ].join(' | ');
 }
 
@@ -49,8 +52,8 @@ export function printReport(
   console.log(
     `GET /v1/tasks/:id, ${String(context.connections)} connections, ${String(context.seconds)} s per run, ${String(rounds.length)} round(s); medians`,
   );
-  console.log('| AGENTRY_API_WORKERS (processes) | req/s | p50 | p99 | CPU/request |');
-  console.log('| --- | ---: | ---: | ---: | ---: |');
+  console.log('| AGENTRY_API_WORKERS (processes) | req/s | p50 | p99 | CPU/request | CPUs used |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
   for (const setting of settings)
     console.log(
       row(
