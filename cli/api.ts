@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { createApiApp } from '../api/app.js';
@@ -5,6 +6,7 @@ import { parseDuration } from '../platform/duration.js';
 import { answerClientErrors } from '../api/client-errors.js';
 import { ReadModel } from '../api/read-model.js';
 import {
+  ConfigError,
   ConfigSchema,
   apiListenSettings,
   artifactLimitsOf,
@@ -17,24 +19,33 @@ import { ensureInstallationKey } from '../platform/installation-key.js';
 import { notificationQueuesFromConfig } from '../platform/lake-notifications/queues.js';
 import { listenOn } from '../platform/listen.js';
 import { createLogger } from '../platform/log.js';
-import { createMetricsRegistry } from '../platform/metrics.js';
+import type { Logger } from '../platform/log.js';
+import { usableCpus } from '../platform/cpu-quota.js';
+import { drainable } from '../platform/http-drain.js';
+import { createMetricsRegistry, withDefaultMetrics } from '../platform/metrics.js';
 import { downloadRedirectTarget } from '../platform/objectstore/download-redirect.js';
 import { openObjectStore } from '../platform/objectstore/open.js';
 import { openStore } from '../platform/store/open.js';
 import { AGENTRY_VERSION } from '../platform/version.js';
+import { runApiPrimary } from './api-primary.js';
+import { ClusterWideRegistry } from './cluster-metrics.js';
 import type { CliCommand } from './command.js';
 import { settingsHelp } from './settings-help.js';
 
 const USAGE = `usage: agentry api
 
 The REST API server alone, beside \`agentry operator\`: in a cluster with AGENTRY_STORE=kubernetes
-(the Helm chart's api Deployment). Serves /v1, the web pages, /healthz, /readyz and /metrics on AGENTRY_PORT.
+(the Helm chart's api Deployment). Serves /v1, the web pages, /healthz, /readyz and /metrics on
+AGENTRY_PORT. With AGENTRY_API_WORKERS above 1 (or auto: the CPUs the container may use), a primary
+process forks that many workers on the same port, replaces one that dies, and serves one /metrics
+for all.
 
 ${settingsHelp(ConfigSchema, [
   ['AGENTRY_PORT', 'port of the API (0: any free port)'],
   ['AGENTRY_HOST', 'address the API listens on'],
   ['AGENTRY_PUBLIC_URL', 'base URL clients reach the API at (default http://HOST:PORT)'],
   ['AGENTRY_STORE', 'embedded (AGENTRY_DATA_DIR) or kubernetes (KUBECONFIG or in cluster)'],
+  ['AGENTRY_API_WORKERS', 'processes serving the port (kubernetes store): a number, or auto'],
   ['AGENTRY_NAMESPACE', 'the control namespace: API keys and signing keys'],
   ['AGENTRY_LOG_LEVEL', 'fatal, error, warn, info, debug, trace or silent'],
   ['AGENTRY_OBJECT_STORE', 'where uploaded files live: filesystem or s3 (AGENTRY_S3_*)'],
@@ -56,21 +67,40 @@ export const apiCommand: CliCommand = {
   },
 };
 
+/** Long enough for a request in flight; shorter than the chart's 30 s terminationGracePeriodSeconds. */
+const DRAIN_DEADLINE_MS = 25_000;
+
 /** `agentry api`: the REST API server alone, on the configured store (a cluster, in production). */
 export async function runApiCommand(config: Config): Promise<number> {
+  const workers = config.AGENTRY_API_WORKERS === 'auto' ? usableCpus() : config.AGENTRY_API_WORKERS;
+  if (workers > 1 && config.AGENTRY_STORE !== 'kubernetes')
+    throw new ConfigError(
+      'AGENTRY_API_WORKERS above 1 needs AGENTRY_STORE=kubernetes: the embedded store lives in one process',
+    );
   const logger = createLogger({ level: config.AGENTRY_LOG_LEVEL, name: 'agentry-api' });
+  if (workers > 1 && cluster.isPrimary) return runApiPrimary({ workers, logger });
+  const worker = cluster.worker;
+  return runApiProcess(
+    config,
+    worker === undefined ? { logger } : { logger: logger.child({ worker: worker.id }), worker: true },
+  );
+}
+
+/** The API server of this process, not yet listening; `ready` says what /readyz answers. */
+async function openApiServer(config: Config, logger: Logger) {
   const store = await openStore(config);
   const installationKey = await ensureInstallationKey(store, config.AGENTRY_NAMESPACE);
   const executors = await loadExecutorCatalog(config.AGENTRY_EXECUTORS_FILE);
   const readModel = new ReadModel(store, { controlNamespace: config.AGENTRY_NAMESPACE, logger });
   const notificationQueues = notificationQueuesFromConfig(config);
   const objectStore = openObjectStore(config, { installationKey, publicUrl: publicUrlOf(config) });
-  let ready = false;
+  const state = { ready: false };
   const app = createApiApp({
     store,
     readModel,
     logger,
-    metrics: createMetricsRegistry(),
+    // A worker's /metrics answers for every worker (cluster-metrics.ts).
+    metrics: cluster.isWorker ? withDefaultMetrics(new ClusterWideRegistry()) : createMetricsRegistry(),
     controlNamespace: config.AGENTRY_NAMESPACE,
     installationKey,
     executors,
@@ -78,7 +108,7 @@ export async function runApiCommand(config: Config): Promise<number> {
     objectStore,
     publicUrl: publicUrlOf(config),
     version: AGENTRY_VERSION,
-    isReady: () => ready,
+    isReady: () => state.ready,
     lakeConnectors: new Set(config.AGENTRY_LAKE_CONNECTORS),
     lakeFileRoots: () => config.AGENTRY_LAKE_FILE_ROOTS,
     lakeMaxResultBytes: config.AGENTRY_LAKE_MAX_RESULT_BYTES,
@@ -90,25 +120,48 @@ export async function runApiCommand(config: Config): Promise<number> {
   });
   const server = createServer(app);
   answerClientErrors(server);
+  return {
+    server,
+    readModel,
+    state,
+    async close(): Promise<void> {
+      await readModel.stop();
+      notificationQueues?.close();
+      await store.close();
+    },
+  };
+}
+
+/**
+ * One API process: the only one, or a worker of runApiPrimary. Stops on SIGTERM or SIGINT: not
+ * ready at once, no new connections, in-flight requests finished and event streams ended.
+ */
+async function runApiProcess(config: Config, options: { logger: Logger; worker?: boolean }): Promise<number> {
+  const { logger } = options;
   const stopRequested = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  await listenOn(server, apiListenSettings(config));
-  await readModel.start();
-  ready = true;
+  const api = await openApiServer(config, logger);
+  const drain = drainable(api.server);
+  if (options.worker === true) {
+    // A worker listens once its caches are filled: a replaced one must not answer from empty caches
+    // while the others could (the chart's startup probe allows for the wait).
+    await api.readModel.start();
+    await listenOn(api.server, apiListenSettings(config));
+  } else {
+    // Alone, it listens first and answers /readyz 503 while its caches fill.
+    await listenOn(api.server, apiListenSettings(config));
+    await api.readModel.start();
+  }
+  api.state.ready = true;
   logger.info({ url: publicUrlOf(config) }, 'api serving');
   await stopRequested;
-  ready = false;
-  const closed = new Promise<void>((resolve) =>
-    server.close(() => {
-      resolve();
-    }),
-  );
-  server.closeIdleConnections();
-  await closed;
-  await readModel.stop();
-  notificationQueues?.close();
-  await store.close();
+  api.state.ready = false;
+  await drain.drain({ deadlineMs: DRAIN_DEADLINE_MS });
+  await api.close();
+  logger.info('api stopped');
+  // A worker's channel to the primary would keep it running: closing it lets the process end.
+  if (options.worker === true) cluster.worker?.disconnect();
   return 0;
 }

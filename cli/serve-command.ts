@@ -9,6 +9,7 @@ const USAGE = `usage: agentry serve
 The embedded default: the REST API, the operator and a resource store in one process. Resources,
 uploaded files and workspaces live in the data directory; each agent computer (workspace) runs as
 a local \`agentry runner\` process. Prints the API key of organization "default" on first start.
+Always one process (the store lives in it): AGENTRY_API_WORKERS is for \`agentry api\` only.
 
 ${settingsHelp(ConfigSchema, [
   ['AGENTRY_PORT', 'port of the API (0: any free port)'],

@@ -95,6 +95,14 @@ function checkFileRoots(config: Config): void {
       );
 }
 
+/** The embedded store lives in this process: API workers in other processes could not share it. */
+function checkOneProcess(config: Config): void {
+  if (config.AGENTRY_API_WORKERS !== 1)
+    throw new ConfigError(
+      'AGENTRY_API_WORKERS is for `agentry api` on the Kubernetes store; `agentry serve` is one process (its store lives in it): unset it',
+    );
+}
+
 /** What every lake this process starts gets, besides its own variables. */
 const embeddedLakeEnv =
   (config: Config) =>
@@ -175,6 +183,7 @@ async function startEmbeddedOperator(
 /** `agentry serve`: the embedded default — API server and operator in one process. */
 export async function serve(config: Config, announce: (line: string) => void): Promise<RunningServer> {
   checkFileRoots(config);
+  checkOneProcess(config);
   const logger = createLogger({ level: config.AGENTRY_LOG_LEVEL });
   const store = await openStore(config);
   await ensureDefaultOrganization(store);

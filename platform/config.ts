@@ -176,6 +176,17 @@ export const ConfigSchema = z.object({
         .filter((path) => path !== ''),
     )
     .pipe(z.array(z.string().startsWith('/', 'must be absolute paths'))),
+  /**
+   * `agentry api` on the Kubernetes store: how many processes serve the port (node:cluster). `1`: one
+   * process; `auto`: the CPUs this container may use (cgroup v2 cpu.max, else the machine's).
+   * `agentry serve` is always one process.
+   */
+  AGENTRY_API_WORKERS: z
+    .string()
+    .trim()
+    .regex(/^(auto|[1-9]\d{0,2})$/, 'must be auto or a number of processes from 1 to 999')
+    .default('1')
+    .transform((value) => (value === 'auto' ? ('auto' as const) : Number(value))),
   /** Operator: /metrics, /healthz and /readyz listen here. */
   AGENTRY_METRICS_PORT: port.default(8081),
   /** Operator: only the holder of the Lease reconciles; turn off only with a single replica. */
@@ -186,6 +197,8 @@ export const ConfigSchema = z.object({
 });
 export type Config = z.infer<typeof ConfigSchema>;
 export type ProcessIsolation = Config['AGENTRY_PROCESS_ISOLATION'];
+/** How many API processes to run: a count, or `auto` (the CPUs available). */
+export type ApiWorkers = Config['AGENTRY_API_WORKERS'];
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

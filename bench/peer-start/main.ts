@@ -16,15 +16,13 @@
 //      BENCH_CONCURRENCY  creates in flight, in every phase (default 16)
 //      BENCH_STALL_MS     fail when no more become ready for this long (default 120000)
 //      AGENTRY_TOOLS_CACHE, GO: as for build-binaries.sh (the peer is built with --only agent-sandbox)
-import { KubernetesStore } from '../../platform/store/kubernetes.js';
-import { startCluster } from '../../test/cluster/harness/cluster.js';
 import { envCount } from '../support/env.js';
 import { loadAverage } from '../support/format.js';
+import { startBenchCluster } from '../support/bench-cluster.js';
 import { progress } from '../support/stats.js';
 import { runBaseline } from '../reconcile-throughput/baseline.js';
 import { addNodes, addServiceRange } from '../reconcile-throughput/cluster-setup.js';
 import { N } from '../reconcile-throughput/config.js';
-import { BenchKubeConfig } from '../reconcile-throughput/kube-config.js';
 import { describePhase } from '../reconcile-throughput/phase.js';
 import { buildAgentry, runAgentryPhase } from './agentry-phase.js';
 import { buildPeerTools } from './peer-tools.js';
@@ -55,13 +53,7 @@ progress('building (or finding) agent-sandbox');
 const peer = await buildPeerTools();
 progress('building Agentry (tsc, as npm start does)');
 await buildAgentry();
-progress('starting a KWOK cluster');
-const cluster = await startCluster();
-const interrupted = (): void => {
-  void cluster.stop().finally(() => process.exit(130));
-};
-process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
-const admin = KubernetesStore.fromKubeConfig(new BenchKubeConfig(cluster.kubeconfig, false));
+const { cluster, admin } = await startBenchCluster();
 try {
   await addNodes(admin, PHASES.length * N * ROUNDS);
   await addServiceRange(admin);

@@ -2,7 +2,6 @@
 // serves health and metrics, and stops cleanly on SIGTERM.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import {
   LeaseType,
   NamespaceType,
@@ -12,6 +11,7 @@ import {
 } from '../../crds/index.js';
 import { ensureNamespace } from '../../cli/bootstrap.js';
 import { spawnAgentry, stopChild } from '../support/spawn-cli.js';
+import { freeLoopbackPort } from '../support/free-port.js';
 import { clusterStore, eventually, testCluster } from './support.js';
 
 const store = clusterStore();
@@ -19,22 +19,12 @@ afterAll(async () => {
   await store.close();
 });
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        resolve(typeof address === 'object' && address !== null ? address.port : 0);
-      });
-    });
-  });
-
 describe('agentry operator', () => {
   it('takes the lease, makes an organization its namespace, serves metrics and stops on SIGTERM', async () => {
     const control = `operator-${randomBytes(3).toString('hex')}`;
     const org = `op-${randomBytes(3).toString('hex')}`;
     await ensureNamespace(store, control);
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const child = spawnAgentry(['operator'], {
       AGENTRY_STORE: 'kubernetes',
       KUBECONFIG: testCluster().kubeconfig,

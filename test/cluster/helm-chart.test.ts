@@ -129,6 +129,22 @@ describe('helm chart', () => {
     }
   });
 
+  it.each([
+    ['1', []],
+    ['2', ['--set', 'api.workers=2']],
+    ['auto', ['--set', 'api.workers=auto']],
+  ])(
+    'api.workers becomes AGENTRY_API_WORKERS=%s of the API, which the API parses',
+    async (expected, values) => {
+      const objects = renderedObjects(await helm(['template', 'agentry', CHART, ...values]));
+      const { env } = deployment(objects, 'agentry-api');
+      expect(env.AGENTRY_API_WORKERS).toBe(expected);
+      expect(loadConfig({ AGENTRY_API_WORKERS: env.AGENTRY_API_WORKERS }).AGENTRY_API_WORKERS).toBe(
+        expected === 'auto' ? 'auto' : Number(expected),
+      );
+    },
+  );
+
   it('autoscaling renders an HPA and leaves the API Deployment without a replica count', async () => {
     const objects = renderedObjects(
       await helm(['template', 'agentry', CHART, '--set', 'api.autoscaling.enabled=true']),
@@ -184,6 +200,8 @@ describe('helm chart', () => {
     ['runtime.default=process', /\/runtime\/default.*value must be one of 'pod', 'kubevirt'/],
     ['api.replica=3', /\/api.*additional properties 'replica' not allowed/],
     ['workloads.memory=lots', /\/workloads\/memory/],
+    ['api.workers=0', /\/api\/workers/],
+    ['api.workers=many', /\/api\/workers/],
   ])('values.schema.json rejects --set %s, naming the value', async (setting, message) => {
     const failure = await helmFailure(['template', 'agentry', CHART, '--set', setting]);
     expect(failure).toMatch(/values don't meet the specifications of the schema/);

@@ -7,12 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ContextLakeType, NamespaceType, OrganizationType, SecretType } from '../../crds/index.js';
+import { freeLoopbackPort } from '../support/free-port.js';
 import { runAgentry } from '../support/spawn-cli.js';
 import {
   CHART,
   accountKubeconfig,
   describeQuestion,
-  freePort,
   helm,
   mayDo,
   startAgentry,
@@ -233,7 +233,7 @@ describe('helm install', () => {
     expect(created.stderr).toMatch(/created key/);
     apiKey = created.stdout.trim();
     // `agentry api` as the API account: its informers must be allowed to fill before /readyz is 200.
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     startAgentry(['api'], {
       AGENTRY_STORE: 'kubernetes',
       KUBECONFIG: kubeconfig,
@@ -253,7 +253,7 @@ describe('helm install', () => {
       AGENTRY_STORE: 'kubernetes',
       KUBECONFIG: kubeconfig,
       AGENTRY_NAMESPACE: namespace,
-      AGENTRY_METRICS_PORT: String(await freePort()),
+      AGENTRY_METRICS_PORT: String(await freeLoopbackPort()),
       AGENTRY_LOG_LEVEL: 'warn',
     });
     const created = await eventually(

@@ -2,7 +2,6 @@
 // test cluster, and SubjectAccessReviews that ask the real API server what an account may do.
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
@@ -143,17 +142,4 @@ export function startAgentry(args: string[], env: Record<string, string>): Child
 /** Stops (SIGTERM) every child `startAgentry` started and waits for each to exit. */
 export async function stopAll(): Promise<void> {
   await Promise.all([...children].map((child) => stopChild(child)));
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        resolve(typeof address === 'object' && address !== null ? address.port : 0);
-      });
-    });
-  });
 }

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { AGENTRY_RESOURCE_TYPES } from '../../../crds/index.js';
 import { customResourceDefinitionYaml } from '../../../crds/generate.js';
 import { ProbeType } from '../../contracts/probe.js';
+import { freeLoopbackPort } from '../../support/free-port.js';
 import { HARNESS_DIR, HarnessError, buildTools, run } from './tools.js';
 import type { Tools } from './tools.js';
 
@@ -64,20 +64,6 @@ const isAlive = (pid: number): boolean => {
   }
 };
 
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => {
-        resolvePort(port);
-      });
-    });
-  });
-}
-
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check().catch(() => false))) {
@@ -88,7 +74,7 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 
 
 /** Starts moto (S3 and SQS) on a free loopback port; detached into its own process group. */
 export async function startMoto(tools: Tools, workdir: string): Promise<{ pid: number; url: string }> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const child = spawn(tools.MOTO_SERVER, ['-H', '127.0.0.1', '-p', String(port)], {
     stdio: ['ignore', 'ignore', 'ignore'],
     detached: true,
