@@ -3,12 +3,14 @@ import { TaskType, clientTaskStatus } from '../../crds/index.js';
 import type { Task } from '../../crds/index.js';
 import type { Principal } from '../auth/principal.js';
 import { updateWithRetry } from '../optimistic-update.js';
-import { indexedPage } from '../pagination.js';
+import { JsonText } from '../json-text.js';
+import { indexedPage, listEnvelopeJson } from '../pagination.js';
 import {
   TaskPageSchema,
   ApiTaskRecordSchema,
+  apiTaskJson,
+  apiTaskListItemJson,
   presentApiTask,
-  presentApiTaskListItem,
   presentTask,
   taskCreatedAt,
 } from './present.js';
@@ -104,8 +106,10 @@ const listTasksRoute = (deps: TaskRoutesDeps, records: TaskRecordCache): RouteDe
       const buckets = taskListBuckets(principal, query);
       return {
         status: 200,
-        body: indexedPage(deps.readModel.tasks, principal.namespace, buckets, query, (task) =>
-          presentApiTaskListItem(task, records, deps.readModel),
+        body: listEnvelopeJson(
+          indexedPage(deps.readModel.tasks, principal.namespace, buckets, query, (task) =>
+            apiTaskListItemJson(task, records, deps.readModel),
+          ),
         ),
       };
     },
@@ -123,7 +127,9 @@ const getTaskRoute = (deps: TaskRoutesDeps, records: TaskRecordCache): RouteDefi
     responses: { 200: { description: 'The task', schema: ApiTaskRecordSchema } },
     handler: async ({ params, principal }) => ({
       status: 200,
-      body: presentApiTask(await findTask(deps.readModel, principal, params.id), records, deps.readModel),
+      body: new JsonText(
+        apiTaskJson(await findTask(deps.readModel, principal, params.id), records, deps.readModel),
+      ),
     }),
   });
 
