@@ -13,8 +13,11 @@ export class JsonText {
  * The JSON text of an object with one more field after its own: `{...object, [name]: value}`,
  * given the object's serialization without its closing brace (`openObjectJson`).
  */
-export const withField = (openObject: string, name: string, value: string | number | boolean | null): string =>
-  `${openObject},${JSON.stringify(name)}:${JSON.stringify(value)}}`;
+export const withField = (
+  openObject: string,
+  name: string,
+  value: string | number | boolean | null,
+): string => `${openObject},${JSON.stringify(name)}:${JSON.stringify(value)}}`;
 
 /** An object's JSON text without its closing brace, for `withField`; the object must have a field. */
 export const openObjectJson = (object: object): string => JSON.stringify(object).slice(0, -1);
