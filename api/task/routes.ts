@@ -15,8 +15,8 @@ import {
   taskCreatedAt,
 } from './present.js';
 import { defineRoute } from '../route.js';
-import type { RouteDefinition } from '../route.js';
-import { assertVisible, findTask, taskNotFound, taskPresentation } from './access.js';
+import type { RouteDefinition, RouteResult } from '../route.js';
+import { assertVisible, findTask, findTaskSoon, taskNotFound, taskPresentation } from './access.js';
 import type { TaskRoutesDeps } from './access.js';
 import { createTask, promptSpecOf } from './create.js';
 import { taskContentRoute } from './content.js';
@@ -125,12 +125,14 @@ const getTaskRoute = (deps: TaskRoutesDeps, records: TaskRecordCache): RouteDefi
     scope: 'tasks:read',
     params: TaskIdParamsSchema,
     responses: { 200: { description: 'The task', schema: ApiTaskRecordSchema } },
-    handler: async ({ params, principal }) => ({
-      status: 200,
-      body: new JsonText(
-        apiTaskJson(await findTask(deps.readModel, principal, params.id), records, deps.readModel),
-      ),
-    }),
+    handler: ({ params, principal }) => {
+      const answer = (task: Task): RouteResult => ({
+        status: 200,
+        body: new JsonText(apiTaskJson(task, records, deps.readModel)),
+      });
+      const task = findTaskSoon(deps.readModel, principal, params.id);
+      return task instanceof Promise ? task.then(answer) : answer(task);
+    },
   });
 
 const addPromptRoute = (deps: TaskRoutesDeps): RouteDefinition =>
