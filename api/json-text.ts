@@ -10,14 +10,15 @@ export class JsonText {
 }
 
 /**
- * The JSON text of an object with one more field after its own: `{...object, [name]: value}`,
- * given the object's serialization without its closing brace (`openObjectJson`).
+ * Appends one field to objects: the JSON text of `{...object, [name]: value}` from the object's
+ * serialization without its closing brace (`openObjectJson`).
  */
-export const withField = (
-  openObject: string,
+export function fieldAppender(
   name: string,
-  value: string | number | boolean | null,
-): string => `${openObject},${JSON.stringify(name)}:${JSON.stringify(value)}}`;
+): (openObject: string, value: string | number | boolean | null) => string {
+  const key = `,${JSON.stringify(name)}:`;
+  return (openObject, value) => `${openObject}${key}${JSON.stringify(value)}}`;
+}
 
-/** An object's JSON text without its closing brace, for `withField`; the object must have a field. */
+/** An object's JSON text without its closing brace, for `fieldAppender`; the object must have a field. */
 export const openObjectJson = (object: object): string => JSON.stringify(object).slice(0, -1);

@@ -8,7 +8,7 @@ import { workspaceOf } from './access.js';
 import { AgentComputerStatusValueSchema, agentComputerStatus } from '../agent-computer/present.js';
 import type { AgentComputerStatusValue } from '../agent-computer/present.js';
 import type { TaskRecordCache } from './record-cache.js';
-import { withField } from '../json-text.js';
+import { fieldAppender } from '../json-text.js';
 
 export * from '../../platform/task-record.js';
 
@@ -49,10 +49,12 @@ export const presentApiTaskListItem = (
   workspaceStatus: workspaceStatusOf(readModel, task),
 });
 
+const withWorkspaceStatus = fieldAppender('workspaceStatus');
+
 /** presentApiTask's JSON text, from the cached text of the record (byte for byte the same). */
 export const apiTaskJson = (task: Task, records: TaskRecordCache, readModel: ReadModel): string =>
-  withField(records.recordJson(task), 'workspaceStatus', workspaceStatusOf(readModel, task));
+  withWorkspaceStatus(records.recordJson(task), workspaceStatusOf(readModel, task));
 
 /** presentApiTaskListItem's JSON text, likewise. */
 export const apiTaskListItemJson = (task: Task, records: TaskRecordCache, readModel: ReadModel): string =>
-  withField(records.listItemJson(task), 'workspaceStatus', workspaceStatusOf(readModel, task));
+  withWorkspaceStatus(records.listItemJson(task), workspaceStatusOf(readModel, task));
