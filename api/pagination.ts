@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { KubeObject } from '../crds/index.js';
+import { JsonText } from './json-text.js';
 import type { IndexedInformer } from './list-index.js';
 
 /** docs/api.md conventions: `limit` 1..100 (default 50) and `offset` ≥ 0 (default 0). */
@@ -57,3 +58,9 @@ export function indexedPage<T extends KubeObject, R>(
   const total = buckets.reduce((sum, bucket) => sum + informer.index.size(bucket), 0);
   return { data, total, limit: page.limit, offset: page.offset };
 }
+
+/** The JSON text of a page whose items are JSON texts already: what `JSON.stringify` of the page gives. */
+export const listEnvelopeJson = (page: ListEnvelope<string>): JsonText =>
+  new JsonText(
+    `{"data":[${page.data.join(',')}],"total":${String(page.total)},"limit":${String(page.limit)},"offset":${String(page.offset)}}`,
+  );

@@ -4,6 +4,9 @@ import type { Principal } from './auth/principal.js';
 import { principalOf, requireScope } from './auth/principal.js';
 import type { Scope } from './auth/scopes.js';
 import { ApiError } from './errors.js';
+import { JsonText } from './json-text.js';
+import { RouteTable } from './route-table.js';
+import type { RouteHandler } from './route-table.js';
 import { ignoredFieldsWarning, parseLenient } from './lenient-body.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -87,20 +90,54 @@ function parseBody<T>(schema: z.ZodType<T> | undefined, value: unknown, res: Res
   return parsed.data;
 }
 
-/** Mounts routes on a router: authorize, validate params, query and body, run, answer. */
+/** What `res.json` does after serializing: the JSON content type unless one is set, then `res.send`. */
+function sendJsonText(res: Response, body: JsonText): void {
+  if (res.get('Content-Type') === undefined) res.set('Content-Type', 'application/json');
+  res.send(body.text);
+}
+
+/** What a route answered, written to the response. */
+function answer(res: Response, result: RouteResult | undefined): void {
+  if (result === undefined) return;
+  if (result.headers !== undefined) res.set(result.headers);
+  if (result.body === undefined) res.status(result.status).end();
+  else if (result.body instanceof JsonText) sendJsonText(res.status(result.status), result.body);
+  else res.status(result.status).json(result.body);
+}
+
+/**
+ * One route's Express handler: authorize, validate params, query and body, run, answer. A handler
+ * that answers synchronously is answered synchronously (no promise made for it); Express turns a
+ * throw or a rejection into the error response.
+ */
+function routeHandler(route: RouteDefinition): RouteHandler {
+  return (req, res) => {
+    const principal = principalOf(req);
+    requireScope(principal, route.scope);
+    const params = parsePart(route.params, req.params, 'params');
+    const query = parsePart(route.query, req.query, 'query');
+    const body = parseBody(route.body, req.body ?? {}, res);
+    const result = route.handler({ params, query, body, principal, req, res });
+    if (result instanceof Promise)
+      return result.then((answered) => {
+        answer(res, answered);
+      });
+    answer(res, result);
+    return undefined;
+  };
+}
+
+/**
+ * Mounts routes on a router, and in front of them their dispatch table (route-table.ts), which
+ * hands a request straight to its route instead of letting Express try every route before it.
+ */
 export function mountRoutes(router: Router, routes: readonly RouteDefinition[]): void {
+  const table = new RouteTable();
+  router.use(table.dispatch);
   for (const route of routes) {
-    router[route.method](route.path, async (req: Request, res: Response) => {
-      const principal = principalOf(req);
-      requireScope(principal, route.scope);
-      const params = parsePart(route.params, req.params, 'params');
-      const query = parsePart(route.query, req.query, 'query');
-      const body = parseBody(route.body, req.body ?? {}, res);
-      const result = await route.handler({ params, query, body, principal, req, res });
-      if (result === undefined) return;
-      if (result.headers !== undefined) res.set(result.headers);
-      if (result.body === undefined) res.status(result.status).end();
-      else res.status(result.status).json(result.body);
-    });
+    const handler = routeHandler(route);
+    const expressRoute = router.route(route.path);
+    expressRoute[route.method](handler);
+    table.add(route.method, route.path, expressRoute, handler);
   }
 }

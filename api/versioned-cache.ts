@@ -1,5 +1,19 @@
 import type { ObjectMeta } from '../crds/index.js';
 
+/** What identifies one version of a stored object. */
+interface ObjectVersion {
+  namespace: string | undefined;
+  name: string;
+  uid: string;
+  resourceVersion: string;
+}
+
+const isVersion = (version: ObjectVersion, metadata: ObjectMeta): boolean =>
+  version.resourceVersion === metadata.resourceVersion &&
+  version.uid === metadata.uid &&
+  version.name === metadata.name &&
+  version.namespace === metadata.namespace;
+
 /**
  * Values derived from one version of a stored object (a presented record, a parsed Secret), so a
  * read of an unchanged object does not derive them again. The key is the object's namespace, name,
@@ -10,6 +24,13 @@ import type { ObjectMeta } from '../crds/index.js';
  */
 export class VersionedCache<T> {
   private readonly entries = new Map<string, T>();
+  /**
+   * The same entries by the object they were derived from: a read of a cached object (the same
+   * object until its next version replaces it) finds its value without building the key. Checked
+   * against the version, so an object changed in place is never answered for; an entry goes with
+   * its object (so beyond `capacity` while the objects live: the informers' objects, at most).
+   */
+  private readonly byObject = new WeakMap<object, { version: ObjectVersion; value: T }>();
 
   constructor(private readonly capacity: number) {}
 
@@ -17,7 +38,14 @@ export class VersionedCache<T> {
     const { namespace, name, uid, resourceVersion } = object.metadata;
     if (uid === undefined || uid === '' || resourceVersion === undefined || resourceVersion === '')
       return derive(object);
-    const key = `${namespace ?? ''}/${name}/${uid}/${resourceVersion}`;
+    const known = this.byObject.get(object);
+    if (known !== undefined && isVersion(known.version, object.metadata)) return known.value;
+    const value = this.byKey(object, `${namespace ?? ''}/${name}/${uid}/${resourceVersion}`, derive);
+    this.byObject.set(object, { version: { namespace, name, uid, resourceVersion }, value });
+    return value;
+  }
+
+  private byKey<O extends { metadata: ObjectMeta }>(object: O, key: string, derive: (object: O) => T): T {
     if (this.entries.has(key)) {
       const hit = this.entries.get(key) as T; // sound: has(key) just held, and values may be undefined
       this.entries.delete(key); // re-inserted: Map order is the recency order

@@ -15,11 +15,15 @@ export function httpMetrics(options: { registry: Registry }): RequestHandler {
     registers: [options.registry],
   });
   return function recordRequestDuration(req: Request, res: Response, next: NextFunction): void {
-    const stop = duration.startTimer();
-    res.on('finish', () => {
+    // What prom-client's startTimer measures, without its closure and label merge per request.
+    const started = performance.now();
+    res.once('finish', () => {
       const template: unknown = (req.route as { path?: unknown } | undefined)?.path;
       const route = typeof template === 'string' ? template : 'unmatched';
-      stop({ method: req.method, route, status: String(res.statusCode) });
+      duration.observe(
+        { method: req.method, route, status: String(res.statusCode) },
+        (performance.now() - started) / 1000,
+      );
     });
     next();
   };

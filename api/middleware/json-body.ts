@@ -11,24 +11,24 @@ const hasBody = (req: IncomingMessage): boolean =>
 /**
  * JSON in: a body must be `application/json` (415 otherwise) and at most `limit` bytes (413).
  * Bodiless POSTs (cancel, start, stop) are fine. `skip` exempts routes that take other media
- * (multipart uploads, signed uploads).
+ * (multipart uploads, signed uploads). A request without a JSON body (every GET) goes straight on:
+ * the parser would only find that out again.
  */
 export function jsonBody(options: {
   limit: string;
   skip?: (req: IncomingMessage) => boolean;
-}): RequestHandler[] {
+}): RequestHandler {
   const wantsJson = (req: IncomingMessage): boolean =>
     options.skip?.(req) !== true && METHODS_WITH_BODY.has(req.method ?? '') && hasBody(req);
-  const requireJson = function requireJsonContentType(
-    req: Request,
-    _res: Response,
-    next: NextFunction,
-  ): void {
-    if (wantsJson(req) && typeof req.is('application/json') !== 'string') {
+  const parse: RequestHandler = express.json({ limit: options.limit, strict: true, type: wantsJson });
+  return function readJsonBody(req: Request, res: Response, next: NextFunction): void {
+    if (!wantsJson(req)) {
+      next();
+      return;
+    }
+    if (typeof req.is('application/json') !== 'string') {
       throw new ApiError('unsupported_media_type', 'Request bodies must be application/json');
     }
-    next();
+    parse(req, res, next);
   };
-  const parse = express.json({ limit: options.limit, strict: true, type: wantsJson });
-  return [requireJson, parse];
 }

@@ -23,11 +23,25 @@ function templatesOf(paths: Record<string, Record<string, unknown>>): PathTempla
   });
 }
 
-const matches = (template: PathTemplate, segments: readonly string[]): boolean =>
-  template.segments.length === segments.length &&
-  template.segments.every((literal, i) =>
-    literal === undefined ? segments[i] !== '' : literal === segments[i],
-  );
+/** Whether a path's segments fit a template of as many segments. */
+function matches(template: PathTemplate, segments: readonly string[]): boolean {
+  for (let i = 0; i < segments.length; i++) {
+    const literal = template.segments[i];
+    if (literal === undefined ? segments[i] === '' : literal !== segments[i]) return false;
+  }
+  return true;
+}
+
+/** The templates by their number of segments: a path is compared with those of its own length only. */
+function bySegmentCount(templates: readonly PathTemplate[]): Map<number, PathTemplate[]> {
+  const groups = new Map<number, PathTemplate[]>();
+  for (const template of templates) {
+    const group = groups.get(template.segments.length) ?? [];
+    group.push(template);
+    groups.set(template.segments.length, group);
+  }
+  return groups;
+}
 
 /** OpenAPI's rule: where two templates match, the one with a literal segment at the first difference wins. */
 function moreSpecific(a: PathTemplate, b: PathTemplate): PathTemplate {
@@ -39,6 +53,19 @@ function moreSpecific(a: PathTemplate, b: PathTemplate): PathTemplate {
   return a;
 }
 
+/** The most specific template a path fits, if any (see moreSpecific). */
+function templateOf(
+  groups: ReadonlyMap<number, readonly PathTemplate[]>,
+  path: string,
+): PathTemplate | undefined {
+  const segments = path.split('/');
+  let best: PathTemplate | undefined;
+  for (const candidate of groups.get(segments.length) ?? []) {
+    if (matches(candidate, segments)) best = best === undefined ? candidate : moreSpecific(best, candidate);
+  }
+  return best;
+}
+
 /**
  * A known path with a method it does not have (TRACE included) answers 405 with `Allow` and a JSON
  * error in the documented shape, instead of falling through to 404. Built from the OpenAPI
@@ -46,15 +73,9 @@ function moreSpecific(a: PathTemplate, b: PathTemplate): PathTemplate {
  * Paths the document does not know go on (to their routes, or to 404).
  */
 export function methodNotAllowed(paths: Record<string, Record<string, unknown>>) {
-  const templates = templatesOf(paths);
+  const groups = bySegmentCount(templatesOf(paths));
   return function checkMethod(req: Request, res: Response, next: NextFunction): void {
-    const segments = req.path.split('/');
-    const template = templates
-      .filter((candidate) => matches(candidate, segments))
-      .reduce<PathTemplate | undefined>(
-        (best, candidate) => (best === undefined ? candidate : moreSpecific(best, candidate)),
-        undefined,
-      );
+    const template = templateOf(groups, req.path);
     if (template === undefined || template.methods.includes(req.method)) {
       next();
       return;

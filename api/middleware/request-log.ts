@@ -22,6 +22,11 @@ function callerOf(req: IncomingMessage): { org: string; keyId: string } | Record
  */
 export function requestLog(options: { logger: Logger }): RequestHandler {
   const { logger } = options;
+  // The lines of requests that did not fail hold only the fields built here (the URL already
+  // without credentials, loggedUrl), none of which the logger's redaction paths name: redacting
+  // them found nothing and cost more than writing the line. A failure's line carries an error,
+  // which the redacting logger writes.
+  const completed = logger.child({}, { redact: { paths: [] } });
   return function logRequest(req: Request, res: Response, next: NextFunction): void {
     const started = Date.now();
     const id = assignRequestId(req, res);
@@ -46,7 +51,7 @@ export function requestLog(options: { logger: Logger }): RequestHandler {
         const error = err ?? new Error(`failed with status code ${String(res.statusCode)}`);
         logger.error({ ...line, err: error, responseTime }, 'request errored');
       } else {
-        logger[res.statusCode >= 400 ? 'warn' : 'info']({ ...line, responseTime }, 'request completed');
+        completed[res.statusCode >= 400 ? 'warn' : 'info']({ ...line, responseTime }, 'request completed');
       }
     };
     res.on('close', onEnd);

@@ -52,6 +52,14 @@ export async function findTask(readModel: ReadModel, principal: Principal, id: s
   return task;
 }
 
+/** findTask without a promise when the task is cached, as it nearly always is (GET /v1/tasks/:id). */
+export function findTaskSoon(readModel: ReadModel, principal: Principal, id: string): Task | Promise<Task> {
+  const cached = readModel.tasks.get(principal.namespace, id);
+  if (cached === undefined) return findTask(readModel, principal, id);
+  if (!visibleTo(cached, principal)) throw taskNotFound();
+  return cached;
+}
+
 /** Re-checks access on the fresh copy a read-modify-write read (a delete may have won meanwhile). */
 export function assertVisible(task: Task, principal: Principal): void {
   if (!visibleTo(task, principal)) throw taskNotFound();

@@ -8,6 +8,7 @@ import { workspaceOf } from './access.js';
 import { AgentComputerStatusValueSchema, agentComputerStatus } from '../agent-computer/present.js';
 import type { AgentComputerStatusValue } from '../agent-computer/present.js';
 import type { TaskRecordCache } from './record-cache.js';
+import { fieldAppender } from '../json-text.js';
 
 export * from '../../platform/task-record.js';
 
@@ -47,3 +48,13 @@ export const presentApiTaskListItem = (
   ...records.listItem(task),
   workspaceStatus: workspaceStatusOf(readModel, task),
 });
+
+const withWorkspaceStatus = fieldAppender('workspaceStatus');
+
+/** presentApiTask's JSON text, from the cached text of the record (byte for byte the same). */
+export const apiTaskJson = (task: Task, records: TaskRecordCache, readModel: ReadModel): string =>
+  withWorkspaceStatus(records.recordJson(task), workspaceStatusOf(readModel, task));
+
+/** presentApiTaskListItem's JSON text, likewise. */
+export const apiTaskListItemJson = (task: Task, records: TaskRecordCache, readModel: ReadModel): string =>
+  withWorkspaceStatus(records.listItemJson(task), workspaceStatusOf(readModel, task));

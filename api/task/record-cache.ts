@@ -1,6 +1,7 @@
 import type { Task } from '../../crds/index.js';
 import { presentTask, taskListItemOf } from '../../platform/task-record.js';
 import type { TaskListItem, TaskPresentation, TaskRecord } from '../../platform/task-record.js';
+import { openObjectJson } from '../json-text.js';
 import { VersionedCache } from '../versioned-cache.js';
 
 /** Enough for the tasks a busy installation reads repeatedly; one entry is a few kilobytes. */
@@ -9,14 +10,21 @@ const DEFAULT_CAPACITY = 4096;
 interface PresentedTask {
   record: TaskRecord;
   listItem?: TaskListItem;
+  /** The record's JSON text without its closing brace (json-text.ts), made on first use. */
+  recordJson?: string;
+  /** The list item's, likewise. */
+  listItemJson?: string;
 }
+
+const listItemOf = (entry: PresentedTask): TaskListItem => (entry.listItem ??= taskListItemOf(entry.record));
 
 /**
  * The task records of GET /v1/tasks/:id and the list, presented once per version of a task: a
  * record is a pure function of the task and the (fixed) presentation, and presenting is most of a
  * read's work (timestamps parsed and formatted, prompts merged with their status). Keyed by uid and
  * resourceVersion (VersionedCache), so an updated task is presented afresh. The records are shared:
- * callers copy before they add to one.
+ * callers copy before they add to one. Their JSON text is cached too: serializing a page of
+ * records again on every read cost more than the rest of the read.
  */
 export class TaskRecordCache {
   private readonly presented: VersionedCache<PresentedTask>;
@@ -37,8 +45,20 @@ export class TaskRecordCache {
   }
 
   listItem(task: Task): TaskListItem {
+    return listItemOf(this.entry(task));
+  }
+
+  /** The record's JSON text without its closing brace, so a caller can append fields (json-text.ts). */
+  recordJson(task: Task): string {
     const entry = this.entry(task);
-    entry.listItem ??= taskListItemOf(entry.record);
-    return entry.listItem;
+    entry.recordJson ??= openObjectJson(entry.record);
+    return entry.recordJson;
+  }
+
+  /** The list item's JSON text without its closing brace. */
+  listItemJson(task: Task): string {
+    const entry = this.entry(task);
+    entry.listItemJson ??= openObjectJson(listItemOf(entry));
+    return entry.listItemJson;
   }
 }

@@ -3,18 +3,20 @@ import { TaskType, clientTaskStatus } from '../../crds/index.js';
 import type { Task } from '../../crds/index.js';
 import type { Principal } from '../auth/principal.js';
 import { updateWithRetry } from '../optimistic-update.js';
-import { indexedPage } from '../pagination.js';
+import { JsonText } from '../json-text.js';
+import { indexedPage, listEnvelopeJson } from '../pagination.js';
 import {
   TaskPageSchema,
   ApiTaskRecordSchema,
+  apiTaskJson,
+  apiTaskListItemJson,
   presentApiTask,
-  presentApiTaskListItem,
   presentTask,
   taskCreatedAt,
 } from './present.js';
 import { defineRoute } from '../route.js';
-import type { RouteDefinition } from '../route.js';
-import { assertVisible, findTask, taskNotFound, taskPresentation } from './access.js';
+import type { RouteDefinition, RouteResult } from '../route.js';
+import { assertVisible, findTask, findTaskSoon, taskNotFound, taskPresentation } from './access.js';
 import type { TaskRoutesDeps } from './access.js';
 import { createTask, promptSpecOf } from './create.js';
 import { taskContentRoute } from './content.js';
@@ -104,8 +106,10 @@ const listTasksRoute = (deps: TaskRoutesDeps, records: TaskRecordCache): RouteDe
       const buckets = taskListBuckets(principal, query);
       return {
         status: 200,
-        body: indexedPage(deps.readModel.tasks, principal.namespace, buckets, query, (task) =>
-          presentApiTaskListItem(task, records, deps.readModel),
+        body: listEnvelopeJson(
+          indexedPage(deps.readModel.tasks, principal.namespace, buckets, query, (task) =>
+            apiTaskListItemJson(task, records, deps.readModel),
+          ),
         ),
       };
     },
@@ -121,10 +125,14 @@ const getTaskRoute = (deps: TaskRoutesDeps, records: TaskRecordCache): RouteDefi
     scope: 'tasks:read',
     params: TaskIdParamsSchema,
     responses: { 200: { description: 'The task', schema: ApiTaskRecordSchema } },
-    handler: async ({ params, principal }) => ({
-      status: 200,
-      body: presentApiTask(await findTask(deps.readModel, principal, params.id), records, deps.readModel),
-    }),
+    handler: ({ params, principal }) => {
+      const answer = (task: Task): RouteResult => ({
+        status: 200,
+        body: new JsonText(apiTaskJson(task, records, deps.readModel)),
+      });
+      const task = findTaskSoon(deps.readModel, principal, params.id);
+      return task instanceof Promise ? task.then(answer) : answer(task);
+    },
   });
 
 const addPromptRoute = (deps: TaskRoutesDeps): RouteDefinition =>

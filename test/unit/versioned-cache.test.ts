@@ -38,6 +38,15 @@ describe('VersionedCache', () => {
     expect(cache.get(object({ namespace: 'org-b' }))).toBe('org-b/u1@7');
   });
 
+  it('derives again for the same object changed in place to a new resourceVersion', () => {
+    const cache = counted();
+    const task = object({});
+    cache.get(task);
+    task.metadata.resourceVersion = '8';
+    expect(cache.get(task)).toBe('org-a/u1@8');
+    expect(cache.derivations()).toBe(2);
+  });
+
   it('derives every time for an object without uid or resourceVersion', () => {
     const cache = counted();
     cache.get(object({ uid: undefined }));
