@@ -7,7 +7,10 @@ import { tasksByWorkspace } from '../task/workspace-index.js';
 import { AgentComputerReconciler } from './reconciler.js';
 import type { AgentComputerReconcilerOptions } from './reconciler.js';
 
-export type AgentComputerControllerDeps = ReconcilerControllerDeps<AgentComputerReconcilerOptions, 'tasksOf'>;
+export type AgentComputerControllerDeps = ReconcilerControllerDeps<
+  AgentComputerReconcilerOptions,
+  'tasksOf' | 'caches'
+>;
 
 /**
  * The `agentcomputer` controller, woken by its agent computers, their workloads' objects and their
@@ -34,6 +37,7 @@ export const addAgentComputerController: AddController<AgentComputerControllerDe
       ],
       reconciler: new AgentComputerReconciler({
         store: deps.store,
+        caches: manager.caches,
         tasksOf: (namespace, workspace) => tasksOfWorkspace.list(namespace, workspace),
         events: deps.events,
         logger: deps.logger.child({ controller: 'agentcomputer' }),
