@@ -140,6 +140,17 @@ function foreignController(existing: KubeObject, desired: KubeObject): OwnerRefe
   return ours !== undefined && theirs !== undefined && theirs.uid !== ours.uid ? theirs : undefined;
 }
 
+/** The object `desired` names, from `cache` when given. */
+async function readExisting<T extends KubeObject>(
+  store: ResourceStore,
+  type: ResourceType<T>,
+  desired: T,
+  cache: Caches | undefined,
+): Promise<T | undefined> {
+  const { namespace, name } = desired.metadata;
+  return cache === undefined ? store.get(type, namespace, name) : cache.get(type, namespace, name);
+}
+
 /**
  * Creates `desired`, or brings the existing object's fields we own in line with it; writes nothing
  * when they already match. A Conflict or AlreadyExists (someone wrote in between) is retried once,
@@ -161,10 +172,7 @@ export async function ensureObject<T extends KubeObject>(
   for (let attempt = 1; ; attempt++) {
     try {
       // A cache a watch event behind fails the write (AlreadyExists, Conflict): the retry reads the store.
-      const existing =
-        attempt === 1 && cache !== undefined
-          ? cache.get(type, namespace, name)
-          : await store.get(type, namespace, name);
+      const existing = await readExisting(store, type, desired, attempt === 1 ? cache : undefined);
       if (existing === undefined)
         return { object: written(await store.create(type, desired)), wrote: 'created' };
       const foreign = foreignController(existing, desired);
