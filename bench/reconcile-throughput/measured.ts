@@ -146,7 +146,7 @@ export async function runMeasured(
     const afterGc = memory();
     return {
       workers,
-      ...phaseResult(ready, { totalMs, createdMs, requests, sockets: socketCount }),
+      ...phaseResult(ready, { startedAt: start, totalMs, createdMs, requests, sockets: socketCount }),
       operatorRequests,
       memory: { before, afterStart, peakRssMiB: mib(peakRss), after, afterGc },
       ...(await reconcileMetrics(registry)),
