@@ -7,6 +7,9 @@ export const STORE = process.env.BENCH_STORE === 'embedded' ? 'embedded' : 'kwok
 /** Tasks spread over the AgentComputers, embedded mode only (default N). */
 export const TASKS = Number(process.env.BENCH_TASKS ?? N);
 export const KEEPALIVE = process.env.BENCH_KEEPALIVE === '1';
+/** The operator's store's connection pool (KubernetesStoreOptions.maxConnections); unset: its default. */
+export const MAX_CONNECTIONS =
+  process.env.BENCH_MAX_CONNECTIONS === undefined ? undefined : Number(process.env.BENCH_MAX_CONNECTIONS);
 export const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 export const ORDER = process.env.BENCH_ORDER === 'measured-first' ? 'measured-first' : 'baseline-first';
 export const POLL_MS = 250;

@@ -15,6 +15,7 @@
 //      BENCH_KEEPALIVE       1: one keep-alive https.Agent per client, for the operator's store, the
 //                            benchmark's store and client-node alike (default 0: as shipped, a new
 //                            TLS connection per request)
+//      BENCH_MAX_CONNECTIONS the operator's store's connection pool (default: the store's, 32)
 //      BENCH_CONCURRENCY     creates in flight, on both sides (default 16)
 //      BENCH_ORDER           baseline-first (default) or measured-first
 //      BENCH_STALL_MS        fail when no more become ready for this long (default 120000)
