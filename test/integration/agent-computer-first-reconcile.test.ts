@@ -4,65 +4,37 @@
 // those sequential round trips were the operator's wall time. Now it reads from the informer
 // caches, creates what does not depend on anything at once, and the passes that follow write nothing.
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Registry } from 'prom-client';
 import { AgentComputerSpecSchema, AgentComputerType, apiVersionOf } from '../../crds/index.js';
-import type { Runtime } from '../../crds/index.js';
 import { addAgentComputerController } from '../../operator/agent-computer/controller.js';
-import { ControllerManager } from '../../operator/controller/manager.js';
 import { PodType } from '../../operator/runtimes/kube-objects.js';
-import { PodRuntime } from '../../operator/runtimes/pod.js';
-import type { WorkloadRuntime } from '../../operator/runtimes/types.js';
-import { InstallationKey } from '../../platform/installation-key.js';
-import { createLogger } from '../../platform/log.js';
-import { EmbeddedStore } from '../../platform/store/embedded.js';
+import type { EmbeddedStore } from '../../platform/store/embedded.js';
+import { podControllerHarness } from '../support/pod-controller-harness.js';
+import type { PodControllerHarness } from '../support/pod-controller-harness.js';
 import { RecordingStore } from '../support/recording-store.js';
 import { until } from '../support/until.js';
 
 const NAMESPACE = 'agentry-org-acme';
 const NAME = 'first';
 
-let dir: string;
+let harness: PodControllerHarness<RecordingStore>;
 let inner: EmbeddedStore;
 let store: RecordingStore;
-let manager: ControllerManager;
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agentry-ac-first-'));
-  inner = await EmbeddedStore.open(dir);
-  store = new RecordingStore(inner);
-  const logger = createLogger({ level: 'silent' });
-  const podRuntime = new PodRuntime({
-    store,
-    controlNamespace: 'agentry-system',
-    defaultImage: 'registry.invalid/agentry-runner:test',
-    defaults: { cpu: '1', memory: '1Gi', disk: '5Gi' },
-    logger,
-  });
-  manager = new ControllerManager({ store, logger, registry: new Registry() });
-  addAgentComputerController(manager, {
-    store,
-    logger,
-    registry: new Registry(),
-    runtimes: new Map<Runtime, WorkloadRuntime>([['pod', podRuntime]]),
-    defaultRuntime: 'pod',
-    installationKey: new InstallationKey(randomBytes(32)),
-  });
+  harness = await podControllerHarness('agentry-ac-first-', (embedded) => new RecordingStore(embedded));
+  inner = harness.inner;
+  store = harness.store;
+  addAgentComputerController(harness.manager, harness.deps);
 });
 
 afterEach(async () => {
-  await manager.stop();
-  await inner.close();
-  await rm(dir, { recursive: true, force: true });
+  await harness.close();
 });
 
 describe("an AgentComputer's first reconcile with the pod runtime", () => {
   it('makes 7 API calls in 4 sequential rounds, and the passes its own writes wake make none', async () => {
-    await manager.start();
+    await harness.manager.start();
     store.reset();
     await inner.create(AgentComputerType, {
       apiVersion: apiVersionOf(AgentComputerType),
