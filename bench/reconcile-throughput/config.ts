@@ -1,7 +1,7 @@
 // The run's settings (see main.ts for what each means) and the sizes of what it creates.
 
 export const N = Number(process.env.BENCH_N ?? 500);
-export const WORKERS = (process.env.BENCH_WORKERS ?? '4').split(',').map((w) => Number(w.trim()));
+export const WORKERS = (process.env.BENCH_WORKERS ?? '16').split(',').map((w) => Number(w.trim()));
 /** kwok (default): a KWOK cluster, baseline Pods vs AgentComputers; embedded: see embedded.ts. */
 export const STORE = process.env.BENCH_STORE === 'embedded' ? 'embedded' : 'kwok';
 /** Tasks spread over the AgentComputers, embedded mode only (default N). */
