@@ -2,7 +2,6 @@
 // happened (a reconcile per booting workspace per tick, hundreds at once at scale). Its workload's
 // own objects' watch events wake it now; a long safety requeue is all that is left of the polling.
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { agentComputerStatus } from '../../api/agent-computer/present.js';
 import { AgentComputerSpecSchema, AgentComputerType, apiVersionOf } from '../../crds/index.js';
 import { addAgentComputerController } from '../../operator/agent-computer/controller.js';
@@ -10,14 +9,12 @@ import { NOT_READY_SAFETY_REQUEUE_MS } from '../../operator/agent-computer/recon
 import { PodType } from '../../operator/runtimes/kube-objects.js';
 import type { Pod } from '../../operator/runtimes/kube-objects.js';
 import type { EmbeddedStore } from '../../platform/store/embedded.js';
-import { podControllerHarness } from '../support/pod-controller-harness.js';
+import { appliesWhileQuiet, podControllerHarness } from '../support/pod-controller-harness.js';
 import type { PodControllerHarness } from '../support/pod-controller-harness.js';
 import { until } from '../support/until.js';
 
 const NAMESPACE = 'agentry-org-acme';
 const NAME = 'booting';
-/** Longer than the old 2 s tick, with margin for a loaded machine. */
-const QUIET_MS = 3_000;
 
 let harness: PodControllerHarness;
 let store: EmbeddedStore;
@@ -64,10 +61,7 @@ describe('a workspace that is not ready yet', () => {
         ? undefined
         : true,
     );
-    await sleep(1_000); // the passes woken by the first one's own writes (finalizer, objects) end
-    const settled = applies.mock.calls.length;
-    await sleep(QUIET_MS);
-    expect(applies.mock.calls.length).toBe(settled);
+    expect(await appliesWhileQuiet(applies)).toBe(0);
 
     await store.replaceStatus(
       PodType,

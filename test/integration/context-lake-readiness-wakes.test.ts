@@ -2,20 +2,17 @@
 // whatever happened. Its workload's own objects' watch events wake it now, with a long safety
 // requeue; only a lake server that answers and is still loading is polled.
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { CONTEXT_LAKE_NAME, ContextLakeSpecSchema, ContextLakeType, apiVersionOf } from '../../crds/index.js';
 import { addContextLakeController } from '../../operator/context-lake/controller.js';
 import { LAKE_WORKLOAD_SAFETY_REQUEUE_MS } from '../../operator/context-lake/reconciler.js';
 import { PodType } from '../../operator/runtimes/kube-objects.js';
 import type { Pod } from '../../operator/runtimes/kube-objects.js';
 import type { EmbeddedStore } from '../../platform/store/embedded.js';
-import { podControllerHarness } from '../support/pod-controller-harness.js';
+import { appliesWhileQuiet, podControllerHarness } from '../support/pod-controller-harness.js';
 import type { PodControllerHarness } from '../support/pod-controller-harness.js';
 import { until } from '../support/until.js';
 
 const NAMESPACE = 'agentry-org-acme';
-/** Longer than the old 2 s tick, with margin for a loaded machine. */
-const QUIET_MS = 3_000;
 
 let harness: PodControllerHarness;
 let store: EmbeddedStore;
@@ -60,10 +57,7 @@ describe('a context lake whose workload is not ready yet', () => {
       return items[0];
     });
     await until('the first status', async () => ((await lakeMessage()) === undefined ? undefined : true));
-    await sleep(1_000); // the passes woken by the first one's own writes (finalizer, objects) end
-    const settled = applies.mock.calls.length;
-    await sleep(QUIET_MS);
-    expect(applies.mock.calls.length).toBe(settled);
+    expect(await appliesWhileQuiet(applies)).toBe(0);
 
     await store.replaceStatus(
       PodType,

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import type { Runtime } from '../../crds/index.js';
 import { ControllerManager } from '../../operator/controller/manager.js';
@@ -71,4 +72,18 @@ export async function podControllerHarness<S extends ResourceStore = EmbeddedSto
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Longer than the 2 s tick the operator used to poll booting workloads at, with margin for a loaded machine. */
+const QUIET_MS = 3_000;
+
+/**
+ * How many more times the runtime applied a workload while nothing changed for QUIET_MS, counted
+ * once the passes woken by the first pass's own writes (finalizer, objects, status) have ended.
+ */
+export async function appliesWhileQuiet(applies: { mock: { calls: readonly unknown[] } }): Promise<number> {
+  await sleep(1_000);
+  const settled = applies.mock.calls.length;
+  await sleep(QUIET_MS);
+  return applies.mock.calls.length - settled;
 }
