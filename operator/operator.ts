@@ -52,7 +52,7 @@ export interface OperatorOptions {
   contextLakes?: {
     /** Parallel reconciles of context lakes. Default 2. */
     workers?: number;
-    /** How often a lake that starts or loads is looked at again. Default 2 s. */
+    /** How often a lake whose server answers but still loads is looked at again (a booting workload wakes it by watch events). Default 2 s. */
     busyPollMs?: number;
     /** How often a running lake's datasets and last query are read. Default 30 s. */
     runningPollMs?: number;

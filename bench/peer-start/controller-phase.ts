@@ -36,7 +36,13 @@ export async function timeControllerPhase(
   const totalMs = performance.now() - start;
   return {
     // A controller in a process of its own: its requests and connections are not counted here.
-    ...phaseResult(ready, { totalMs, createdMs, requests: Number.NaN, sockets: Number.NaN }),
+    ...phaseResult(ready, {
+      startedAt: start,
+      totalMs,
+      createdMs,
+      requests: Number.NaN,
+      sockets: Number.NaN,
+    }),
     ...controllerFigures(before, await controller.usage()),
   };
 }

@@ -7,7 +7,8 @@
 //   compiled to dist/ first as `npm start` does.
 // Each is timed from its first create until every one is ready (Pod Ready, Sandbox Ready condition,
 // agentComputerStatus ready); the controllers' CPU seconds over that span and their memory are read
-// from /proc. Rounds rotate which phase goes first; the table gives medians and, for the ratios, the
+// from /proc; a watch of each phase's Pods says when they were created, Running and Ready (where the
+// time goes). Rounds rotate which phase goes first; the table gives medians and, for the ratios, the
 // median of the ratios taken within each round. Objects stay until the cluster goes at the end.
 //
 // Run: npm run bench:peer
@@ -24,8 +25,10 @@ import { runBaseline } from '../reconcile-throughput/baseline.js';
 import { addNodes, addServiceRange } from '../reconcile-throughput/cluster-setup.js';
 import { N } from '../reconcile-throughput/config.js';
 import { describePhase } from '../reconcile-throughput/phase.js';
+import type { PhaseResult } from '../reconcile-throughput/phase.js';
 import { buildAgentry, runAgentryPhase } from './agentry-phase.js';
 import { buildPeerTools } from './peer-tools.js';
+import { PodTimeline, TIMELINE_HEADER } from './pod-timeline.js';
 import { printReport } from './report.js';
 import type { Round } from './report.js';
 import { installSandboxCrd, runSandboxPhase } from './sandbox-phase.js';
@@ -35,16 +38,33 @@ const PHASES = ['bare', 'sandbox', 'agentry'] as const;
 type Phase = (typeof PHASES)[number];
 
 /** Runs one phase of a round into `round`, its namespace named after `tag`. */
-async function runPhase(phase: Phase, round: Partial<Round>, tag: string): Promise<void> {
+async function runPhase(phase: Phase, round: Partial<Round>, tag: string): Promise<PhaseResult> {
   if (phase === 'bare') {
     round.bare = await runBaseline(admin, cluster.kubeconfig, `peer-bare-${tag}`);
     describePhase(`bare (${N} PVC + Pod)`, round.bare);
+    return round.bare;
   } else if (phase === 'sandbox') {
     round.sandbox = await runSandboxPhase(admin, cluster, peer, `peer-sandbox-${tag}`);
     describePhase(`agent-sandbox (${N} Sandboxes)`, round.sandbox);
-  } else {
-    round.agentry = await runAgentryPhase(admin, cluster, `peer-agentry-${tag}`);
-    describePhase(`Agentry (${N} AgentComputers)`, round.agentry);
+    return round.sandbox;
+  }
+  round.agentry = await runAgentryPhase(admin, cluster, `peer-agentry-${tag}`);
+  describePhase(`Agentry (${N} AgentComputers)`, round.agentry);
+  return round.agentry;
+}
+
+/** A phase with its Pods' timeline: one row of the "where the time goes" table. */
+async function runTimedPhase(
+  phase: Phase,
+  round: Partial<Round>,
+  tag: string,
+  label: string,
+): Promise<string> {
+  const timeline = await PodTimeline.watch(admin, `peer-${phase}-${tag}`);
+  try {
+    return timeline.describe(label, await runPhase(phase, round, tag));
+  } finally {
+    await timeline.stop();
   }
 }
 
@@ -59,13 +79,14 @@ try {
   await addServiceRange(admin);
   await installSandboxCrd(cluster, peer.crd);
   const rounds: Round[] = [];
+  const timelines: string[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const round: Partial<Round> = {};
     const tag = `${r}-${Date.now().toString(36)}`;
     // Each round starts with the next phase, so none always runs on the emptiest cluster.
     for (const phase of [...PHASES.slice(r % PHASES.length), ...PHASES.slice(0, r % PHASES.length)]) {
       progress(`round ${r + 1}: ${phase}`);
-      await runPhase(phase, round, tag);
+      timelines.push(await runTimedPhase(phase, round, tag, `${phase}, round ${r + 1}`));
     }
     const { bare, sandbox, agentry } = round;
     if (bare === undefined || sandbox === undefined || agentry === undefined)
@@ -73,6 +94,7 @@ try {
     rounds.push({ bare, sandbox, agentry });
   }
   printReport(N, rounds, loadBefore);
+  console.log(`\nWhere the time goes\n${TIMELINE_HEADER}\n${timelines.join('\n')}`);
 } finally {
   await admin.close();
   await cluster.stop();

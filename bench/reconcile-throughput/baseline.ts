@@ -98,6 +98,7 @@ export async function runBaseline(
   await creating;
   const totalMs = performance.now() - start;
   return phaseResult(ready, {
+    startedAt: start,
     totalMs,
     createdMs,
     requests: kc.requests - requests0,

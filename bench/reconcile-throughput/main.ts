@@ -11,10 +11,11 @@
 // Run: npm run bench:reconcile (node --expose-gc … bench/reconcile-throughput/main.ts)
 // Env: BENCH_N               AgentComputers, and baseline Pods (default 500)
 //      BENCH_WORKERS         agentComputerWorkers; a list (4,8,16) runs each in a fresh cluster and
-//                            process and prints a summary (default 4)
+//                            process and prints a summary (default 16, the operator's)
 //      BENCH_KEEPALIVE       1: one keep-alive https.Agent per client, for the operator's store, the
 //                            benchmark's store and client-node alike (default 0: as shipped, a new
 //                            TLS connection per request)
+//      BENCH_MAX_CONNECTIONS the operator's store's connection pool (default: the store's, 32)
 //      BENCH_CONCURRENCY     creates in flight, on both sides (default 16)
 //      BENCH_ORDER           baseline-first (default) or measured-first
 //      BENCH_STALL_MS        fail when no more become ready for this long (default 120000)
@@ -26,6 +27,7 @@ import { z } from 'zod';
 import { KubernetesStore } from '../../platform/store/kubernetes.js';
 import { startCluster } from '../../test/cluster/harness/cluster.js';
 import { spawnLines } from '../support/child.js';
+import { AGENT_COMPUTER_WORKERS } from '../../operator/agent-computer/controller.js';
 import { runBaseline } from './baseline.js';
 import { addNodes, addServiceRange } from './cluster-setup.js';
 import { KEEPALIVE, N, ORDER, STORE, WORKERS } from './config.js';
@@ -144,6 +146,6 @@ if (STORE === 'embedded') {
 } else if (WORKERS.length > 1) {
   await runEach(WORKERS);
 } else {
-  const result = await runOnce(WORKERS[0] ?? 4);
+  const result = await runOnce(WORKERS[0] ?? AGENT_COMPUTER_WORKERS);
   console.log(`${RESULT_PREFIX}${JSON.stringify(result)}`);
 }

@@ -13,7 +13,7 @@ import { createLogger } from '../../platform/log.js';
 import { KubernetesStore } from '../../platform/store/kubernetes.js';
 import { sumsByLabel, total } from '../support/metrics.js';
 import { addWorkloadNamespace } from './cluster-setup.js';
-import { IMAGE, KEEPALIVE, RESOURCES } from './config.js';
+import { IMAGE, KEEPALIVE, MAX_CONNECTIONS, RESOURCES } from './config.js';
 import { BenchKubeConfig, openedSockets } from './kube-config.js';
 import { createUntilAllReady, phaseResult } from './phase.js';
 import type { PhaseResult } from './phase.js';
@@ -60,7 +60,10 @@ interface BenchOperator {
 /** The operator as shipped, with only the pod runtime, on a store of its own (its requests counted). */
 async function startBenchOperator(kubeconfig: string, workers: number): Promise<BenchOperator> {
   const kubeConfig = new BenchKubeConfig(kubeconfig, KEEPALIVE);
-  const store = KubernetesStore.fromKubeConfig(kubeConfig);
+  const store = KubernetesStore.fromKubeConfig(
+    kubeConfig,
+    MAX_CONNECTIONS === undefined ? {} : { maxConnections: MAX_CONNECTIONS },
+  );
   const logger = createLogger({ level: 'silent' });
   const registry = new Registry();
   const runtime = new PodRuntime({
@@ -146,7 +149,7 @@ export async function runMeasured(
     const afterGc = memory();
     return {
       workers,
-      ...phaseResult(ready, { totalMs, createdMs, requests, sockets: socketCount }),
+      ...phaseResult(ready, { startedAt: start, totalMs, createdMs, requests, sockets: socketCount }),
       operatorRequests,
       memory: { before, afterStart, peakRssMiB: mib(peakRss), after, afterGc },
       ...(await reconcileMetrics(registry)),

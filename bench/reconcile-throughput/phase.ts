@@ -5,6 +5,8 @@ import { indices, pool } from '../support/pool.js';
 import { CONCURRENCY, N, POLL_MS, STALL_MS } from './config.js';
 
 export interface PhaseResult {
+  /** performance.now() at the first create: what the times below count from. */
+  startedAt: number;
   totalMs: number;
   createdMs: number;
   p50Ms: number;
@@ -63,6 +65,7 @@ export const phaseResult = (
   ready: readonly number[],
   figures: Omit<PhaseResult, 'p50Ms' | 'p95Ms'>,
 ): PhaseResult => ({
+  startedAt: figures.startedAt,
   totalMs: figures.totalMs,
   createdMs: figures.createdMs,
   p50Ms: percentile(ready, 50),

@@ -19,6 +19,7 @@ import type { ObjectStore } from '../../platform/objectstore/types.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
 import type { ResourceStore } from '../../platform/store/types.js';
+import type { Caches } from '../controller/caches.js';
 import { writeStatus } from '../controller/status-writer.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import { deleteControlled } from '../runtimes/ensure-object.js';
@@ -44,6 +45,11 @@ export type WorkspaceTasks = (namespace: string, workspace: string) => readonly 
 
 export interface AgentComputerReconcilerOptions {
   store: ResourceStore;
+  /**
+   * The manager's informer caches (AgentComputers and the kinds the runtimes make): read there
+   * instead of the store, every write recorded in them. Without them everything is read from the store.
+   */
+  caches?: Caches | undefined;
   /** Looked up per reconcile instead of listing the namespace's Tasks (quadratic over many workspaces). */
   tasksOf: WorkspaceTasks;
   events?: EventRecorder;
@@ -70,8 +76,11 @@ export class AgentComputerReconciler implements Reconciler {
   }
 
   async reconcile(request: ReconcileRequest, signal: AbortSignal): Promise<ReconcileResult | undefined> {
-    const { store } = this.options;
-    const ac = await store.get(AgentComputerType, request.namespace, request.name);
+    const { store, caches } = this.options;
+    const ac =
+      caches === undefined
+        ? await store.get(AgentComputerType, request.namespace, request.name)
+        : caches.get(AgentComputerType, request.namespace, request.name);
     if (ac === undefined) return undefined;
     const runtime = this.options.runtimes.get(this.runtimeNameOf(ac));
     if (runtime === undefined) {
@@ -89,12 +98,11 @@ export class AgentComputerReconciler implements Reconciler {
     let observation: WorkloadObservation | undefined;
     let failure: string | undefined;
     try {
-      const token = await this.ensureToken(current);
-      observation = await runtime.apply(
-        current,
-        { tokenSecretName: tokenSecretName(current), token },
-        signal,
-      );
+      const token = this.options.installationKey.runnerToken(current);
+      // Written beside the runtime's own objects; a runtime that mounts it waits for it.
+      const tokenStored = this.ensureToken(current, token);
+      const context = { tokenSecretName: tokenSecretName(current), token, tokenStored, cache: caches };
+      [observation] = await Promise.all([runtime.apply(current, context, signal), tokenStored]);
     } catch (err) {
       failure = describeFailure(err);
       this.options.logger.warn({ err, agentComputer: request }, 'converging the workload failed');
@@ -103,7 +111,7 @@ export class AgentComputerReconciler implements Reconciler {
       current,
       computeAgentComputerStatus(current, observation, failure, this.now()),
     );
-    await writeStatus(store, AgentComputerType, current, status);
+    await writeStatus(store, AgentComputerType, current, status, { caches });
     await this.recordTransitions(current, status);
     if (failure !== undefined)
       throw new Error(`converging ${request.namespace ?? ''}/${request.name}: ${failure}`);
@@ -151,25 +159,29 @@ export class AgentComputerReconciler implements Reconciler {
     await this.options.store.replace(AgentComputerType, { ...ac, metadata: { ...ac.metadata, finalizers } });
   }
 
+  /** First, alone: nothing is made for a workspace whose deletion could skip removing it. */
   private async ensureFinalizer(ac: AgentComputer): Promise<AgentComputer> {
     if ((ac.metadata.finalizers ?? []).includes(WORKLOAD_FINALIZER)) return ac;
     const finalizers = [...(ac.metadata.finalizers ?? []), WORKLOAD_FINALIZER];
-    return this.options.store.replace(AgentComputerType, { ...ac, metadata: { ...ac.metadata, finalizers } });
+    const written = await this.options.store.replace(AgentComputerType, {
+      ...ac,
+      metadata: { ...ac.metadata, finalizers },
+    });
+    this.options.caches?.observe(AgentComputerType, written);
+    return written;
   }
 
   /**
    * The runner's token, derived from the installation key (so the API server can compute it too),
    * kept in a Secret the AgentComputer owns for runtimes that mount it; never in spec or status.
    */
-  private async ensureToken(ac: AgentComputer): Promise<string> {
-    const token = this.options.installationKey.runnerToken(ac);
+  private async ensureToken(ac: AgentComputer, token: string): Promise<void> {
     const secret = {
       name: tokenSecretName(ac),
       type: 'agentry.dev/runner-token',
       labels: workloadLabels(ac),
     };
-    await ensureWorkloadToken(this.options.store, ac, secret, token);
-    return token;
+    await ensureWorkloadToken(this.options.store, ac, secret, token, this.options.caches);
   }
 
   /** When the workspace counts as idle: idleTimeout after its latest use (becoming ready, or a prompt). */

@@ -17,7 +17,7 @@ import { LakeNotificationsReconciler } from './notifications/reconciler.js';
 import { ContextLakeReconciler } from './reconciler.js';
 import type { ContextLakeReconcilerOptions } from './reconciler.js';
 
-export type ContextLakeControllerDeps = ReconcilerControllerDeps<ContextLakeReconcilerOptions>;
+export type ContextLakeControllerDeps = ReconcilerControllerDeps<ContextLakeReconcilerOptions, 'caches'>;
 
 /**
  * The `contextlake` controller, woken by its lakes, their workloads' objects and their credentials
@@ -48,6 +48,7 @@ export const addContextLakeController: AddController<ContextLakeControllerDeps, 
       ],
       reconciler: new ContextLakeReconciler({
         store: deps.store,
+        caches: manager.caches,
         events: deps.events,
         logger: deps.logger.child({ controller: 'contextlake' }),
         runtimes: deps.runtimes,

@@ -13,6 +13,7 @@ import type { EventRecorder } from '../../platform/events.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
 import type { ResourceStore } from '../../platform/store/types.js';
+import type { Caches } from '../controller/caches.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import { LakeConfigSync } from './config-sync.js';
 import { recordLakeTransitions } from './lake-events.js';
@@ -28,14 +29,26 @@ import type { LakePass } from './status.js';
 /** Holds deletion until the runtime removed what owner references cannot (a local process). */
 export const LAKE_WORKLOAD_FINALIZER = 'agentry.dev/workload';
 
+/**
+ * A safety net only: a lake whose workload is not ready yet (or still stopping) is woken by its
+ * workload's own objects' watch events (Pod, VM, Service, PVC) or the process runtime's notice;
+ * this catches a missed one. It was looked at every 2 s while it booted.
+ */
+export const LAKE_WORKLOAD_SAFETY_REQUEUE_MS = 30_000;
+
 export interface ContextLakeReconcilerOptions {
   store: ResourceStore;
+  /** The manager's informer caches of the kinds the runtimes make: the runtimes read them, not the store. */
+  caches?: Caches | undefined;
   events?: EventRecorder | undefined;
   runtimes: ReadonlyMap<Runtime, WorkloadRuntime>;
   defaultRuntime: Runtime;
   logger: Logger;
   installationKey: InstallationKey;
-  /** How often a lake that is starting or loading is looked at again. Default 2 s. */
+  /**
+   * How often a lake whose server answers but has not loaded this generation (or does not answer
+   * although its workload is ready) is looked at again: nothing is watched there. Default 2 s.
+   */
   busyPollMs?: number;
   /** How often a running lake's status (datasets, last query) is read. Default 30 s. */
   runningPollMs?: number;
@@ -108,17 +121,16 @@ export class ContextLakeReconciler implements Reconciler {
     let token: string;
     try {
       token = this.options.installationKey.runnerToken(lake);
-      await ensureWorkloadToken(
-        this.options.store,
-        lake,
-        { name: lakeTokenSecretName(lake), type: 'agentry.dev/lake-token', labels: workloadLabels(lake) },
-        token,
-      );
-      pass.workload = await runtime.apply(
-        lake,
-        { tokenSecretName: lakeTokenSecretName(lake), token },
-        signal,
-      );
+      const { caches: cache } = this.options;
+      const secret = {
+        name: lakeTokenSecretName(lake),
+        type: 'agentry.dev/lake-token',
+        labels: workloadLabels(lake),
+      };
+      // Written beside the runtime's own objects; a runtime that mounts it waits for it.
+      const tokenStored = ensureWorkloadToken(this.options.store, lake, secret, token, cache);
+      const context = { tokenSecretName: secret.name, token, tokenStored, cache };
+      [pass.workload] = await Promise.all([runtime.apply(lake, context, signal), tokenStored]);
     } catch (err) {
       this.options.logger.warn({ err, contextLake: lake.metadata.namespace }, 'converging the lake failed');
       return { ...pass, failure: describeError(err) };
@@ -230,14 +242,16 @@ export class ContextLakeReconciler implements Reconciler {
   }
 
   /**
-   * Starting, loading or stopping: look again soon. Running (or stuck on something only a change
-   * fixes): every runningPollMs, for the datasets' states and the last query, or at the idle deadline.
+   * Its workload starting or stopping: its watch events wake it (a long safety requeue besides).
+   * Its server loading: look again soon. Running (or stuck on something only a change fixes): every
+   * runningPollMs, for the datasets' states and the last query, or at the idle deadline.
    */
   private requeueAfter(lake: ContextLake, pass: LakePass): number | undefined {
     const busy = this.options.busyPollMs ?? 2_000;
     const poll = this.options.runningPollMs ?? 30_000;
-    if (lake.spec.operatingMode === 'Hibernated') return pass.workload?.running === true ? busy : undefined;
-    if (!settled(lake)) return busy;
+    if (lake.spec.operatingMode === 'Hibernated')
+      return pass.workload?.running === true ? LAKE_WORKLOAD_SAFETY_REQUEUE_MS : undefined;
+    if (!settled(lake)) return pass.workload?.ready === true ? busy : LAKE_WORKLOAD_SAFETY_REQUEUE_MS;
     const deadline = this.idleDeadline(lake);
     return deadline === undefined ? poll : Math.min(poll, Math.max(deadline - this.now().getTime(), 1_000));
   }

@@ -3,6 +3,7 @@
 import type { KubeObject, ObjectMeta, OwnerReference, ResourceType } from '../../crds/index.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
+import type { Caches } from '../controller/caches.js';
 
 /** The controller reference every workload object carries, so the cluster collects it with its owner. */
 export function controllerReference(owner: KubeObject): OwnerReference {
@@ -65,6 +66,11 @@ export interface EnsureOptions<T extends KubeObject> {
   owned?: (existing: T) => T;
   /** Annotations we own even when absent from `desired`: absent there means removed. */
   managedAnnotations?: readonly string[];
+  /**
+   * The operator's informer caches of `type`: the first try reads the object there instead of from
+   * the store (a miss creates at once), and every write is recorded in them.
+   */
+  cache?: Caches | undefined;
 }
 
 const ENVELOPE = new Set(['apiVersion', 'kind', 'metadata', 'status']);
@@ -134,6 +140,17 @@ function foreignController(existing: KubeObject, desired: KubeObject): OwnerRefe
   return ours !== undefined && theirs !== undefined && theirs.uid !== ours.uid ? theirs : undefined;
 }
 
+/** The object `desired` names, from `cache` when given. */
+async function readExisting<T extends KubeObject>(
+  store: ResourceStore,
+  type: ResourceType<T>,
+  desired: T,
+  cache: Caches | undefined,
+): Promise<T | undefined> {
+  const { namespace, name } = desired.metadata;
+  return cache === undefined ? store.get(type, namespace, name) : cache.get(type, namespace, name);
+}
+
 /**
  * Creates `desired`, or brings the existing object's fields we own in line with it; writes nothing
  * when they already match. A Conflict or AlreadyExists (someone wrote in between) is retried once,
@@ -147,10 +164,17 @@ export async function ensureObject<T extends KubeObject>(
 ): Promise<{ object: T; wrote: 'created' | 'updated' | 'unchanged' }> {
   const { namespace, name } = desired.metadata;
   const what = `${type.kind} ${namespace ?? ''}/${name}`;
+  const { cache } = options;
+  const written = (object: T): T => {
+    cache?.observe(type, object);
+    return object;
+  };
   for (let attempt = 1; ; attempt++) {
     try {
-      const existing = await store.get(type, namespace, name);
-      if (existing === undefined) return { object: await store.create(type, desired), wrote: 'created' };
+      // A cache a watch event behind fails the write (AlreadyExists, Conflict): the retry reads the store.
+      const existing = await readExisting(store, type, desired, attempt === 1 ? cache : undefined);
+      if (existing === undefined)
+        return { object: written(await store.create(type, desired)), wrote: 'created' };
       const foreign = foreignController(existing, desired);
       if (foreign !== undefined) {
         throw new Error(
@@ -162,7 +186,7 @@ export async function ensureObject<T extends KubeObject>(
           ? updatedObject(type, existing, desired, options)
           : undefined;
       if (next === undefined) return { object: existing, wrote: 'unchanged' };
-      return { object: await store.replace(type, next), wrote: 'updated' };
+      return { object: written(await store.replace(type, next)), wrote: 'updated' };
     } catch (err) {
       const raced = isStoreError(err, 'Conflict') || isStoreError(err, 'AlreadyExists');
       if (raced && attempt === 1) continue;

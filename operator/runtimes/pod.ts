@@ -17,6 +17,7 @@ import type { PersistentVolumeClaim, Pod } from './kube-objects.js';
 import { namespaceOf, workloadNetworkPolicy, workloadService } from './cluster-objects.js';
 import { placementFields } from './cluster-options.js';
 import type { ClusterRuntimeOptions, WorkloadDefaults } from './cluster-options.js';
+import type { Caches } from '../controller/caches.js';
 import { podDiskMounts, programEnvironment } from './program-layout.js';
 import { observePod } from './pod-status.js';
 import { ObservationReasons, workloadLabels, workloadProgram } from './types.js';
@@ -80,20 +81,26 @@ export class PodRuntime implements WorkloadRuntime {
     const owner = controllerReference(object);
     const program = workloadProgram(object);
     const names = podWorkloadNames(object);
-    const namespace = namespaceOf(object);
-    await this.ensureDisk(object, owner);
-    await this.ensure(program, 'service', () =>
-      ensureObject(this.options.store, ServiceType, workloadService(object, owner, names.service), {
-        merge: 'deep',
-      }),
-    );
+    const { cache } = context;
     const policy = workloadNetworkPolicy(object, owner, names.policy, this.options);
-    await this.ensure(program, 'policy', () =>
-      ensureObject(this.options.store, NetworkPolicyType, policy, { merge: 'replace' }),
-    );
+    // Independent of one another, so at once: a first reconcile waits one round trip, not four. The
+    // pod comes after all of them: its disk and token must exist, and it never runs unfenced.
+    await Promise.all([
+      this.ensureDisk(object, owner, cache),
+      this.ensure(program, 'service', () =>
+        ensureObject(this.options.store, ServiceType, workloadService(object, owner, names.service), {
+          merge: 'deep',
+          cache,
+        }),
+      ),
+      this.ensure(program, 'policy', () =>
+        ensureObject(this.options.store, NetworkPolicyType, policy, { merge: 'replace', cache }),
+      ),
+      context.tokenStored,
+    ]);
     signal.throwIfAborted();
-    const endpoint = serviceEndpoint(names.service, namespace, program.port);
-    const pods = await this.ownedPods(object, owner.uid);
+    const endpoint = serviceEndpoint(names.service, namespaceOf(object), program.port);
+    const pods = await this.ownedPods(object, owner.uid, cache);
     if (object.spec.operatingMode === 'Hibernated') return this.hibernate(pods, endpoint);
     return this.run(object, context, owner, pods, endpoint);
   }
@@ -135,7 +142,8 @@ export class PodRuntime implements WorkloadRuntime {
       };
     }
     const current =
-      pods.find((pod) => pod.metadata.name === desired.metadata.name) ?? (await this.createPod(desired));
+      pods.find((pod) => pod.metadata.name === desired.metadata.name) ??
+      (await this.createPod(desired, context.cache));
     return observePod(current, endpoint, context, workloadProgram(object));
   }
 
@@ -161,22 +169,34 @@ export class PodRuntime implements WorkloadRuntime {
     }
   }
 
-  private async createPod(desired: Pod): Promise<Pod> {
+  private async createPod(desired: Pod, cache?: Caches): Promise<Pod> {
     const { namespace, name } = desired.metadata;
     this.options.logger.info({ pod: name, namespace }, 'creating pod');
     try {
-      return await this.options.store.create(PodType, desired);
+      const created = await this.options.store.create(PodType, desired);
+      cache?.observe(PodType, created);
+      return created;
     } catch (err) {
+      // A cache a watch event behind missed the pod this very pod spec made: carry on with it.
+      const existing = isStoreError(err, 'AlreadyExists')
+        ? await this.options.store.get(PodType, namespace, name)
+        : undefined;
+      if (existing !== undefined && !isStale(existing, desired)) return existing;
       throw new Error(`creating pod ${namespace ?? ''}/${name}`, { cause: err });
     }
   }
 
-  private async ownedPods(object: WorkloadObject, uid: string): Promise<Pod[]> {
-    const { items } = await this.options.store.list(PodType, {
-      namespace: namespaceOf(object),
-      labelSelector: `${workloadProgram(object).ownerLabel}=${object.metadata.name}`,
-    });
-    return items.filter((pod) =>
+  /** The pods `uid` controls, from the operator's Pod cache when there is one. */
+  private async ownedPods(object: WorkloadObject, uid: string, cache?: Caches): Promise<Pod[]> {
+    const namespace = namespaceOf(object);
+    const { ownerLabel } = workloadProgram(object);
+    const name = object.metadata.name;
+    const pods =
+      cache === undefined
+        ? (await this.options.store.list(PodType, { namespace, labelSelector: `${ownerLabel}=${name}` }))
+            .items
+        : cache.list(PodType, namespace).filter((pod) => pod.metadata.labels?.[ownerLabel] === name);
+    return pods.filter((pod) =>
       pod.metadata.ownerReferences?.some((ref) => ref.controller === true && ref.uid === uid),
     );
   }
@@ -223,11 +243,12 @@ export class PodRuntime implements WorkloadRuntime {
   }
 
   /** The claim with our labels and owner; its spec is immutable but for the size, grown apart. */
-  private async ensureDisk(object: WorkloadObject, owner: OwnerReference): Promise<void> {
+  private async ensureDisk(object: WorkloadObject, owner: OwnerReference, cache?: Caches): Promise<void> {
     const desired = this.disk(object, owner);
     const written = await ensureObject(this.options.store, PersistentVolumeClaimType, desired, {
       merge: 'deep',
       owned: () => ({ ...desired, spec: {} }),
+      cache,
     });
     if (written.wrote === 'created')
       this.options.logger.info({ pvc: desired.metadata.name }, 'workload disk created');

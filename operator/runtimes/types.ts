@@ -7,6 +7,7 @@ import type {
   WorkloadResources,
 } from '../../crds/index.js';
 import { LAKE_PORT } from '../../platform/lake-protocol.js';
+import type { Caches } from '../controller/caches.js';
 
 /** What a runtime saw of a workload after converging it; conditions are computed from this. */
 export interface WorkloadObservation {
@@ -78,6 +79,13 @@ export interface WorkloadContext {
   tokenSecretName: string;
   /** The workload's token itself, for runtimes that pass it directly (process) or in cloud-init. */
   token: string;
+  /**
+   * Settles once the token Secret is stored (the reconciler writes it beside the runtime's own
+   * objects): a runtime that mounts it starts the workload only after.
+   */
+  tokenStored?: Promise<void> | undefined;
+  /** The operator's informer caches of the kinds the runtime makes: read there, not from the store. */
+  cache?: Caches | undefined;
 }
 
 /** The part of a resource's spec that says how its workload runs (AgentComputer and ContextLake share it). */

@@ -2,63 +2,31 @@
 // happened (a reconcile per booting workspace per tick, hundreds at once at scale). Its workload's
 // own objects' watch events wake it now; a long safety requeue is all that is left of the polling.
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Registry } from 'prom-client';
 import { agentComputerStatus } from '../../api/agent-computer/present.js';
 import { AgentComputerSpecSchema, AgentComputerType, apiVersionOf } from '../../crds/index.js';
-import type { Runtime } from '../../crds/index.js';
 import { addAgentComputerController } from '../../operator/agent-computer/controller.js';
 import { NOT_READY_SAFETY_REQUEUE_MS } from '../../operator/agent-computer/reconciler.js';
-import { ControllerManager } from '../../operator/controller/manager.js';
 import { PodType } from '../../operator/runtimes/kube-objects.js';
 import type { Pod } from '../../operator/runtimes/kube-objects.js';
-import { PodRuntime } from '../../operator/runtimes/pod.js';
-import type { WorkloadRuntime } from '../../operator/runtimes/types.js';
-import { InstallationKey } from '../../platform/installation-key.js';
-import { createLogger } from '../../platform/log.js';
-import { EmbeddedStore } from '../../platform/store/embedded.js';
+import type { EmbeddedStore } from '../../platform/store/embedded.js';
+import { appliesWhileQuiet, podControllerHarness } from '../support/pod-controller-harness.js';
+import type { PodControllerHarness } from '../support/pod-controller-harness.js';
 import { until } from '../support/until.js';
 
 const NAMESPACE = 'agentry-org-acme';
 const NAME = 'booting';
-/** Longer than the old 2 s tick, with margin for a loaded machine. */
-const QUIET_MS = 3_000;
 
-let dir: string;
+let harness: PodControllerHarness;
 let store: EmbeddedStore;
-let manager: ControllerManager;
-let podRuntime: PodRuntime;
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agentry-ac-readiness-'));
-  store = await EmbeddedStore.open(dir);
-  const logger = createLogger({ level: 'silent' });
-  podRuntime = new PodRuntime({
-    store,
-    controlNamespace: 'agentry-system',
-    defaultImage: 'registry.invalid/agentry-runner:test',
-    defaults: { cpu: '1', memory: '1Gi', disk: '5Gi' },
-    logger,
-  });
-  manager = new ControllerManager({ store, logger, registry: new Registry() });
-  addAgentComputerController(manager, {
-    store,
-    logger,
-    registry: new Registry(),
-    runtimes: new Map<Runtime, WorkloadRuntime>([['pod', podRuntime]]),
-    defaultRuntime: 'pod',
-    installationKey: new InstallationKey(randomBytes(32)),
-  });
+  harness = await podControllerHarness('agentry-ac-readiness-', (embedded) => embedded);
+  store = harness.inner;
+  addAgentComputerController(harness.manager, harness.deps);
 });
 
 afterEach(async () => {
-  await manager.stop();
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
+  await harness.close();
 });
 
 /** What a kubelet writes once the runner listens: Running, and Ready. */
@@ -79,8 +47,8 @@ async function workspacePod(): Promise<Pod> {
 
 describe('a workspace that is not ready yet', () => {
   it('is not reconciled again while nothing changes, and is ready once its Pod turns ready', async () => {
-    const applies = jest.spyOn(podRuntime, 'apply');
-    await manager.start();
+    const applies = jest.spyOn(harness.podRuntime, 'apply');
+    await harness.manager.start();
     await store.create(AgentComputerType, {
       apiVersion: apiVersionOf(AgentComputerType),
       kind: AgentComputerType.kind,
@@ -93,10 +61,7 @@ describe('a workspace that is not ready yet', () => {
         ? undefined
         : true,
     );
-    await sleep(1_000); // the passes woken by the first one's own writes (finalizer, objects) end
-    const settled = applies.mock.calls.length;
-    await sleep(QUIET_MS);
-    expect(applies.mock.calls.length).toBe(settled);
+    expect(await appliesWhileQuiet(applies)).toBe(0);
 
     await store.replaceStatus(
       PodType,

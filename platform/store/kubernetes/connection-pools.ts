@@ -1,7 +1,10 @@
 import http from 'node:http';
 import https from 'node:https';
 
-/** Enough for every operator controller's workers at once (4 + 4 + 8 + 2 + 2 + 1) plus API requests. */
+/**
+ * Requests in flight at once per store: the operator's controllers' workers (16 agent computers, each
+ * first reconcile up to 4 requests at once, and the others' few) queue for a connection beyond it.
+ */
 export const DEFAULT_MAX_CONNECTIONS = 32;
 
 /**
