@@ -32,7 +32,7 @@ function Catalog({ shown }: { shown: CatalogState }) {
 function LakeConsole() {
   const canRead = can('context-lake:read');
   const canQuery = can('context-lake:sql');
-  const [shown, setShown] = useLakeCatalog(canRead);
+  const { shown, show, refreshStatus } = useLakeCatalog(canRead);
   if (shown.state === 'pro-required') return <ProPlanNeeded />;
   if (!canRead && !canQuery) return <p>This API key may not use the lake (it has no context-lake scope).</p>;
   return (
@@ -41,8 +41,9 @@ function LakeConsole() {
       {canQuery && (
         <SqlConsole
           onSubscriptionRequired={() => {
-            setShown({ state: 'pro-required' });
+            show({ state: 'pro-required' });
           }}
+          onAnswered={refreshStatus}
         />
       )}
     </>

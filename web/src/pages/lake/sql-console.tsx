@@ -21,12 +21,14 @@ type Failure = { kind: 'sql'; message: string } | { kind: 'other'; message: stri
 export interface SqlConsoleProps {
   /** The organization has no Pro plan: the page says so instead of the console. */
   onSubscriptionRequired: () => void;
+  /** The lake answered (a query starts a paused lake, so its status may have changed). */
+  onAnswered: () => void;
 }
 
 const EXAMPLE = 'SELECT 42 AS answer';
 
 /** The SQL box: Run (or Ctrl/Cmd+Enter) posts the query; the answer is a table, paged on truncation. */
-export function SqlConsole({ onSubscriptionRequired }: SqlConsoleProps) {
+export function SqlConsole({ onSubscriptionRequired, onAnswered }: SqlConsoleProps) {
   const [text, setText] = useState(EXAMPLE);
   const [answer, setAnswer] = useState<Answer | undefined>(undefined);
   const [failure, setFailure] = useState<Failure | undefined>(undefined);
@@ -42,6 +44,7 @@ export function SqlConsole({ onSubscriptionRequired }: SqlConsoleProps) {
       serial.current += 1;
       const size = batchSize ?? Math.max(1, result.rowCount);
       setAnswer({ query, offset, batchSize: size, result, serial: serial.current });
+      onAnswered();
     } catch (err) {
       if (err instanceof ApiFailure && err.code === 'subscription_required') onSubscriptionRequired();
       const kind = err instanceof ApiFailure && err.code === 'sql_error' ? 'sql' : 'other';

@@ -14,4 +14,4 @@ export function queryFromOffset(query: string, offset: number): string {
 }
 
 /** Rows shown at once: a lake answer of 10,000 rows is shown a page at a time, never all in the DOM. */
-export const ROWS_PER_PAGE = 100;
+export const ROWS_PER_PAGE = 50;

@@ -19,7 +19,14 @@ export const isSubscriptionRequired = (err: unknown): boolean =>
   err instanceof ApiFailure && err.code === 'subscription_required';
 
 /** The lake's datasets, views and statuses; the statuses kept fresh while the page is visible. */
-export function useLakeCatalog(enabled: boolean): [CatalogState, (next: CatalogState) => void] {
+export interface LakeCatalogState {
+  shown: CatalogState;
+  show: (next: CatalogState) => void;
+  /** Reads the statuses again now (a query may have started the lake). */
+  refreshStatus: () => void;
+}
+
+export function useLakeCatalog(enabled: boolean): LakeCatalogState {
   const [shown, setShown] = useState<CatalogState>({ state: 'loading' });
   const polling = useRef(false);
   useEffect(() => {
@@ -37,7 +44,7 @@ export function useLakeCatalog(enabled: boolean): [CatalogState, (next: CatalogS
       },
     );
   }, [enabled]);
-  useVisiblePolling(() => {
+  const refreshStatus = (): void => {
     if (shown.state !== 'loaded' || polling.current) return;
     polling.current = true;
     loadLakeStatus()
@@ -51,6 +58,7 @@ export function useLakeCatalog(enabled: boolean): [CatalogState, (next: CatalogS
       .finally(() => {
         polling.current = false;
       });
-  }, POLL_MS);
-  return [shown, setShown];
+  };
+  useVisiblePolling(refreshStatus, POLL_MS);
+  return { shown, show: setShown, refreshStatus };
 }

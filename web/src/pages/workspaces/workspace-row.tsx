@@ -95,6 +95,7 @@ export function WorkspaceRow(props: WorkspaceRowProps) {
                 setOpen(!open);
               }}
             >
+              <span aria-hidden="true">{open ? '▾' : '▸'} </span>
               {workspace.name}
             </button>
           ) : (
