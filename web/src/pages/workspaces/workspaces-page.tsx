@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { SignInNeeded } from '../../components/sign-in-needed.js';
 import { can, session } from '../../session.js';
 import { WORKSPACES_PER_PAGE } from './workspace-api.js';
@@ -10,6 +10,11 @@ import './workspaces.css';
 function WorkspaceList({ canChange, canSeeTasks }: { canChange: boolean; canSeeTasks: boolean }) {
   const [offset, setOffset] = useState(0);
   const { page, error, track, replace, remove } = useWorkspaces(offset);
+  // The last workspace of a later page went (deleted here or elsewhere): show the page before.
+  useEffect(() => {
+    if (page !== undefined && offset > 0 && page.total <= offset)
+      setOffset(Math.max(0, offset - WORKSPACES_PER_PAGE));
+  }, [page, offset]);
   if (page === undefined)
     return error === undefined ? <p class="muted">Loading…</p> : <p role="alert">{error}</p>;
   return (
