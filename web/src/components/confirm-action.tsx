@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import './admin-controls.css';
-import { ApiFailure } from '../http/client.js';
+import { failureMessage } from './failure-message.js';
 
 export interface ConfirmActionProps {
   /** The button's word ("Hibernate"); its name for assistive technology adds `subject`. */
@@ -17,12 +17,6 @@ export interface ConfirmActionProps {
 }
 
 type Phase = 'idle' | 'asking' | 'running';
-
-/** The message a person can act on: the API's own (docs/api.md#errors), else a plain one. */
-export function failureMessage(err: unknown): string {
-  if (err instanceof ApiFailure) return err.message;
-  return 'The server could not be reached';
-}
 
 /**
  * A button that asks before it acts, is disabled while its request is in flight, and shows the

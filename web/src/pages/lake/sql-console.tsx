@@ -1,5 +1,5 @@
 import { useRef, useState } from 'preact/hooks';
-import { failureMessage } from '../../components/confirm-action.js';
+import { failureMessage } from '../../components/failure-message.js';
 import { ApiFailure } from '../../http/client.js';
 import { runSql } from './lake-api.js';
 import type { SqlResult } from './lake-api.js';

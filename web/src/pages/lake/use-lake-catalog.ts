@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { failureMessage } from '../../components/confirm-action.js';
+import { failureMessage } from '../../components/failure-message.js';
 import { useVisiblePolling } from '../../components/visible-polling.js';
 import { ApiFailure } from '../../http/client.js';
 import { loadLakeCatalog, loadLakeStatus } from './lake-api.js';

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { failureMessage } from '../../components/confirm-action.js';
+import { failureMessage } from '../../components/failure-message.js';
 import { useVisiblePolling } from '../../components/visible-polling.js';
 import { listWorkspaces } from './workspace-api.js';
 import type { Workspace, WorkspacePage } from './workspace-api.js';

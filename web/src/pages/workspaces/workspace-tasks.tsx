@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { failureMessage } from '../../components/confirm-action.js';
+import { failureMessage } from '../../components/failure-message.js';
 import { Time } from '../../components/time.js';
 import { listWorkspaceTasks } from './workspace-api.js';
 import type { WorkspaceTasks as Tasks } from './workspace-api.js';
