@@ -56,7 +56,7 @@ export function LakePage() {
   if (current === undefined) return <p class="muted">Loading…</p>;
   if (current === null) return <SignInNeeded what="use the context lake" />;
   return (
-    <section class="lake-page">
+    <section class="admin-page lake-page">
       <h1>Context lake</h1>
       <LakeConsole />
     </section>

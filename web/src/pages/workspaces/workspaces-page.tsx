@@ -103,7 +103,7 @@ export function WorkspacesPage() {
   if (current === undefined) return <p class="muted">Loading…</p>;
   if (current === null) return <SignInNeeded what="see the workspaces" />;
   return (
-    <section>
+    <section class="admin-page">
       <h1>Workspaces</h1>
       {can('agent-computers:read') ? (
         <WorkspaceList canChange={can('agent-computers:write')} canSeeTasks={can('tasks:read')} />
