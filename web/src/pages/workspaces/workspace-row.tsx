@@ -46,7 +46,9 @@ function WorkspaceActions({ workspace, track, onChanged, onDeleted }: WorkspaceR
   return (
     <span class="actions">
       {workspace.requestedMode === 'running' ? (
+        // Keyed: a question asked about hibernating is never carried over to resuming.
         <ConfirmAction
+          key="hibernate"
           label="Hibernate"
           subject={name}
           busyLabel="Hibernating…"
@@ -55,6 +57,7 @@ function WorkspaceActions({ workspace, track, onChanged, onDeleted }: WorkspaceR
         />
       ) : (
         <ConfirmAction
+          key="resume"
           label="Resume"
           subject={name}
           busyLabel="Resuming…"
