@@ -7,19 +7,19 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { organizationFileRoot } from '../../platform/lake-config/file-roots.js';
-import { startAdminStack } from './admin-stack.js';
-import type { AdminStack } from './admin-stack.js';
+import { ORGANIZATION, screenshot, signIn, startBrowserStack } from './harness/browser-stack.js';
+import type { BrowserStack } from './harness/browser-stack.js';
 
 /** The first query starts the lake server (a process, DuckDB): generous, never a speed claim. */
 const LAKE_MS = 120_000;
 
-let stack: AdminStack;
+let ui: BrowserStack;
 let key: string;
 
+/** A fresh browser context signed in with the key, on /lake. */
 async function openLake(withKey: string): Promise<Page> {
-  const page = await stack.newPage();
-  await stack.signIn(page, withKey);
-  await page.goto(`${stack.url}/lake`);
+  const page = await (await ui.newContext()).newPage();
+  await signIn(page, withKey, '/lake');
   return page;
 }
 
@@ -30,12 +30,12 @@ async function runQuery(page: Page, query: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  stack = await startAdminStack();
-  key = await stack.key({ org: 'acme' });
-  const root = organizationFileRoot(stack.stack.dir, 'agentry-org-acme');
+  ui = await startBrowserStack();
+  key = ui.key;
+  const root = organizationFileRoot(ui.stack.dir, `agentry-org-${ORGANIZATION}`);
   await mkdir(root, { recursive: true });
   await writeFile(join(root, 'people.csv'), 'id,name\n1,ada\n2,bob\n3,cy\n');
-  const created = await fetch(`${stack.url}/v1/context-lake/datasets`, {
+  const created = await fetch(`${ui.url}/v1/context-lake/datasets`, {
     method: 'POST',
     headers: { 'x-api-key': key, 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'people', from: `file://${join(root, 'people.csv')}` }),
@@ -44,7 +44,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await stack.stop();
+  await ui.stop();
 }, 120_000);
 
 describe('the lake console', () => {
@@ -57,6 +57,19 @@ describe('the lake console', () => {
     await page.context().close();
   }, 60_000);
 
+  // Regression: the shared controls' stylesheet came only with the confirmation button, which the
+  // lake console does not use, so its statuses and tables were unstyled.
+  it('loads its stylesheet with the page: a dataset status is a badge', async () => {
+    const page = await openLake(key);
+    await page.locator('tr[data-dataset="people"] [data-status]').waitFor();
+    // An expression evaluated in the page (this file is type-checked without the DOM's types).
+    const radius = await page.evaluate(
+      "getComputedStyle(document.querySelector('tr[data-dataset=people] [data-status]')).borderTopLeftRadius",
+    );
+    expect(radius).not.toBe('0px');
+    await page.context().close();
+  }, 60_000);
+
   it(
     'runs SQL with Ctrl+Enter and shows the rows as a table',
     async () => {
@@ -66,7 +79,7 @@ describe('the lake console', () => {
       const names = await page.locator('table.sql-rows tbody tr td:nth-child(2)').allTextContents();
       expect(names).toEqual(['ada', 'bob', 'cy']);
       await page.locator('tr[data-dataset="people"] [data-status="ready"]').waitFor({ timeout: LAKE_MS });
-      await stack.screenshot(page, 'lake');
+      await screenshot(page, 'lake');
       await page.context().close();
     },
     LAKE_MS + 60_000,
@@ -105,7 +118,8 @@ describe('the lake console', () => {
   );
 
   it('tells an organization without the Pro plan that the lake needs it', async () => {
-    const free = await stack.key({ org: 'freeco', plan: 'free' });
+    await ui.stack.api.organization('freeco', 'free');
+    const free = await ui.stack.api.key({ org: 'freeco' });
     const page = await openLake(free);
     const message = page.getByRole('alert');
     await message.waitFor();

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Locator, Page } from 'playwright-core';
 import { z } from 'zod';
-import { startAdminStack } from './admin-stack.js';
-import type { AdminStack } from './admin-stack.js';
+import { ORGANIZATION, screenshot, signIn, startBrowserStack } from './harness/browser-stack.js';
+import type { BrowserStack } from './harness/browser-stack.js';
 
 /** Status changes go through the operator and a runner process: generous, never a speed claim. */
 const CONVERGE_MS = 60_000;
@@ -14,12 +14,12 @@ const TITLE = 'Workspace page check';
 const CreatedTaskSchema = z.object({ id: z.string(), workspaceId: z.string() });
 const CreatedWorkspaceSchema = z.object({ id: z.string() });
 
-let stack: AdminStack;
+let ui: BrowserStack;
 let key: string;
 let task: z.infer<typeof CreatedTaskSchema>;
 
 async function post(path: string, body: unknown): Promise<unknown> {
-  const response = await fetch(`${stack.url}${path}`, {
+  const response = await fetch(`${ui.url}${path}`, {
     method: 'POST',
     headers: { 'x-api-key': key, 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -28,10 +28,10 @@ async function post(path: string, body: unknown): Promise<unknown> {
   return response.json();
 }
 
+/** A fresh browser context signed in with the key, on /workspaces. */
 async function openWorkspaces(withKey: string): Promise<Page> {
-  const page = await stack.newPage();
-  await stack.signIn(page, withKey);
-  await page.goto(`${stack.url}/workspaces`);
+  const page = await (await ui.newContext()).newPage();
+  await signIn(page, withKey, '/workspaces');
   return page;
 }
 
@@ -43,15 +43,15 @@ async function confirm(page: Page, action: string, name: string): Promise<void> 
 }
 
 beforeAll(async () => {
-  stack = await startAdminStack();
-  key = await stack.key({});
+  ui = await startBrowserStack();
+  key = ui.key;
   task = CreatedTaskSchema.parse(
     await post('/v1/tasks', { prompt: 'echo hi', executor: 'shell', title: TITLE }),
   );
 }, 180_000);
 
 afterAll(async () => {
-  await stack.stop();
+  await ui.stop();
 }, 120_000);
 
 describe('the workspaces page', () => {
@@ -66,7 +66,7 @@ describe('the workspaces page', () => {
     await page
       .locator(`tr[data-workspace="${task.workspaceId}"] [data-status="ready"]`)
       .waitFor({ timeout: CONVERGE_MS });
-    await stack.screenshot(page, 'workspaces');
+    await screenshot(page, 'workspaces');
     await page.context().close();
   }, 120_000);
 
@@ -89,7 +89,7 @@ describe('the workspaces page', () => {
     const created = CreatedWorkspaceSchema.parse(await post('/v1/agent-computers', { name: 'going away' }));
     const page = await openWorkspaces(key);
     await row(page, created.id).waitFor();
-    const gone = await fetch(`${stack.url}/v1/agent-computers/${created.id}`, {
+    const gone = await fetch(`${ui.url}/v1/agent-computers/${created.id}`, {
       method: 'DELETE',
       headers: { 'x-api-key': key },
     });
@@ -107,7 +107,7 @@ describe('the workspaces page', () => {
     await row(page, created.id).waitFor();
     await confirm(page, 'Delete', 'to delete');
     await row(page, created.id).waitFor({ state: 'detached' });
-    const answer = await fetch(`${stack.url}/v1/agent-computers/${created.id}`, {
+    const answer = await fetch(`${ui.url}/v1/agent-computers/${created.id}`, {
       headers: { 'x-api-key': key },
     });
     expect(answer.status).toBe(404);
@@ -115,7 +115,10 @@ describe('the workspaces page', () => {
   }, 120_000);
 
   it('offers no action to a key without agent-computers:write', async () => {
-    const reader = await stack.key({ scopes: ['agent-computers:read', 'tasks:read'] });
+    const reader = await ui.stack.api.key({
+      org: ORGANIZATION,
+      scopes: ['agent-computers:read', 'tasks:read'],
+    });
     const page = await openWorkspaces(reader);
     await row(page, task.workspaceId).waitFor();
     expect(await page.getByRole('button', { name: /^(Hibernate|Resume|Delete) / }).count()).toBe(0);

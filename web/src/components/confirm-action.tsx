@@ -1,5 +1,4 @@
 import { useState } from 'preact/hooks';
-import './admin-controls.css';
 import { failureMessage } from './failure-message.js';
 
 export interface ConfirmActionProps {

@@ -1,9 +1,9 @@
-import { SignInNeeded } from '../../components/sign-in-needed.js';
 import { can, session } from '../../session.js';
 import { LakeCatalogTables } from './lake-catalog.js';
 import { SqlConsole } from './sql-console.js';
 import { useLakeCatalog } from './use-lake-catalog.js';
 import type { CatalogState } from './use-lake-catalog.js';
+import '../../components/admin-controls.css';
 import './lake.css';
 
 function ProPlanNeeded() {
@@ -54,7 +54,8 @@ function LakeConsole() {
 export function LakePage() {
   const current = session.value;
   if (current === undefined) return <p class="muted">Loading…</p>;
-  if (current === null) return <SignInNeeded what="use the context lake" />;
+  // Signed out: the app's SessionGuard sends the reader to /login and back.
+  if (current === null) return null;
   return (
     <section class="admin-page lake-page">
       <h1>Context lake</h1>

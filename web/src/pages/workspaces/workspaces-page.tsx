@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { SignInNeeded } from '../../components/sign-in-needed.js';
 import { can, session } from '../../session.js';
 import { WORKSPACES_PER_PAGE } from './workspace-api.js';
 import { WorkspaceRow } from './workspace-row.js';
 import { useWorkspaces } from './use-workspaces.js';
+import '../../components/admin-controls.css';
 import './workspaces.css';
 
 /** The list of workspaces with their actions and a pager. */
@@ -101,7 +101,8 @@ function Pager({
 export function WorkspacesPage() {
   const current = session.value;
   if (current === undefined) return <p class="muted">Loading…</p>;
-  if (current === null) return <SignInNeeded what="see the workspaces" />;
+  // Signed out: the app's SessionGuard sends the reader to /login and back.
+  if (current === null) return null;
   return (
     <section class="admin-page">
       <h1>Workspaces</h1>
