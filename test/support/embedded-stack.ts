@@ -10,8 +10,10 @@ import { ProcessRuntime } from '../../operator/runtimes/process.js';
 import { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import type { SkillCatalog } from '../../platform/skill-catalog.js';
 import { ensureInstallationKey } from '../../platform/installation-key.js';
+import { ConfigSchema } from '../../platform/config.js';
 import type { ProcessIsolation } from '../../platform/config.js';
 import { ensureOrganizationFileRoot, organizationFileRoot } from '../../platform/lake-config/file-roots.js';
+import type { Connector } from '../../platform/lake-config/dataset-source.js';
 import type { SqsNotificationQueues } from '../../platform/lake-notifications/queues.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
@@ -29,6 +31,10 @@ export interface EmbeddedStack {
   /** Deletes every agent computer and context lake (their processes stop), then stops everything and removes `dir`. */
   stop(): Promise<void>;
 }
+
+/** `s3,https,file` (AGENTRY_LAKE_CONNECTORS) as the API's set, parsed as the setting is. */
+const lakeConnectorsOf = (list: string): ReadonlySet<Connector> =>
+  new Set(ConfigSchema.shape.AGENTRY_LAKE_CONNECTORS.parse(list));
 
 /** The operator's executors, skills (fetched from loopback, as `agentry serve` allows) and ephemeral grace. */
 function workspaceAgentOptions(options: {
@@ -67,6 +73,7 @@ export async function startEmbeddedStack(
   } = {},
 ): Promise<EmbeddedStack> {
   const dir = await mkdtemp(join(tmpdir(), options.prefix ?? 'agentry-stack-'));
+  const connectors = options.contextLakes?.connectors ?? 's3,https,file';
   const store = await EmbeddedStore.open(join(dir, 'store'));
   const logger = createLogger({ level: 'silent' });
   let notify: (ns: string, name: string, program: 'runner' | 'lake') => void = () => undefined;
@@ -76,7 +83,7 @@ export async function startEmbeddedStack(
     lakeCommand: REPOSITORY_LAKE_COMMAND,
     // As `agentry serve` does: each organization's lake reads files below its own lake-files directory.
     lakeEnv: (namespace) => ({
-      AGENTRY_LAKE_CONNECTORS: options.contextLakes?.connectors ?? 's3,https,file',
+      AGENTRY_LAKE_CONNECTORS: connectors,
       AGENTRY_LAKE_FILE_ROOTS: organizationFileRoot(dir, namespace),
       AGENTRY_LAKE_PRIVATE_TARGETS: 'true',
     }),
@@ -95,6 +102,8 @@ export async function startEmbeddedStack(
   const api = await startTestApi({
     store,
     lakeFileRoots: (namespace) => [organizationFileRoot(dir, namespace)],
+    // As `agentry serve` does: the API accepts the datasets the lakes this stack starts can load.
+    lakeConnectors: lakeConnectorsOf(connectors),
     ...(queues === undefined ? {} : { notificationQueues: queues }),
     ...(options.executors === undefined ? {} : { executors: options.executors }),
     ...options.web,
