@@ -1,0 +1,43 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiFailure } from '../http/client.js';
+
+export interface Loaded<T> {
+  value: T | undefined;
+  /** The last load's failure (the previous value stays shown, if any). */
+  error: ApiFailure | undefined;
+  /** Loads again (after a change, or to follow a running task); a load still going is dropped. */
+  reload: () => void;
+}
+
+const asFailure = (err: unknown): ApiFailure =>
+  err instanceof ApiFailure ? err : new ApiFailure(0, 'network_error', 'The server could not be reached');
+
+/** Loads a value when mounted and whenever `load` changes (callers memoize it on their inputs). */
+export function useLoaded<T>(load: (signal: AbortSignal) => Promise<T>): Loaded<T> {
+  const [value, setValue] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<ApiFailure | undefined>(undefined);
+  const [generation, setGeneration] = useState(0);
+  const current = useRef<AbortController | undefined>(undefined);
+  useEffect(() => {
+    const controller = new AbortController();
+    current.current?.abort();
+    current.current = controller;
+    load(controller.signal).then(
+      (loaded) => {
+        if (controller.signal.aborted) return;
+        setValue(loaded);
+        setError(undefined);
+      },
+      (err: unknown) => {
+        if (!controller.signal.aborted) setError(asFailure(err));
+      },
+    );
+    return () => {
+      controller.abort();
+    };
+  }, [load, generation]);
+  const reload = useCallback(() => {
+    setGeneration((n) => n + 1);
+  }, []);
+  return { value, error, reload };
+}
