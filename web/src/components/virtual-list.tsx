@@ -77,7 +77,17 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
     following.current = element.scrollHeight - element.scrollTop - element.clientHeight <= FOLLOW_SLACK_PX;
     setViewport({ top: element.scrollTop, height: element.clientHeight });
   }, []);
-  useLayoutEffect(onScroll, [onScroll]);
+  // The viewport's own size changes too (a window resized, a list that grows up to its max-height).
+  useLayoutEffect(() => {
+    onScroll();
+    const element = scroller.current;
+    if (element === null || typeof ResizeObserver === 'undefined') return undefined;
+    const resized = new ResizeObserver(onScroll);
+    resized.observe(element);
+    return () => {
+      resized.disconnect();
+    };
+  }, [onScroll]);
 
   const total = offsets.at(-1) ?? 0;
   useLayoutEffect(() => {

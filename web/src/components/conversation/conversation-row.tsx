@@ -38,6 +38,16 @@ function PromptRow({ promptId, context }: { promptId: string; context: RowContex
   );
 }
 
+/** TruncatedText's state, kept by the conversation under `key`. */
+function expandable(key: string, context: RowContext): { expanded: boolean; onExpand: () => void } {
+  return {
+    expanded: context.isOpen(key),
+    onExpand: () => {
+      context.setOpen(key, true);
+    },
+  };
+}
+
 function ToolRow(props: {
   rowKey: string;
   name: string;
@@ -46,12 +56,7 @@ function ToolRow(props: {
   context: RowContext;
 }) {
   const { rowKey, context, result } = props;
-  const more = (part: string) => ({
-    expanded: context.isOpen(`${rowKey}:${part}`),
-    onExpand: () => {
-      context.setOpen(`${rowKey}:${part}`, true);
-    },
-  });
+  const more = (part: string) => expandable(`${rowKey}:${part}`, context);
   const state = result === undefined ? 'running' : result.isError ? 'error' : 'ok';
   return (
     <details
@@ -82,12 +87,8 @@ export function ConversationRow({ row, context }: { row: Row; context: RowContex
     case 'prompt':
       return <PromptRow promptId={row.promptId} context={context} />;
     case 'text': {
-      const expanded = context.isOpen(row.key);
-      const onExpand = () => {
-        context.setOpen(row.key, true);
-      };
       const kind = row.channel === 'thinking' ? 'thinking' : row.stream === 'stderr' ? 'stderr' : 'text';
-      return <TruncatedText class={`row ${kind}`} text={row.text} expanded={expanded} onExpand={onExpand} />;
+      return <TruncatedText class={`row ${kind}`} text={row.text} {...expandable(row.key, context)} />;
     }
     case 'tool':
       return (
@@ -97,7 +98,7 @@ export function ConversationRow({ row, context }: { row: Row; context: RowContex
       return (
         <div class="row result">
           <span class="who">Result</span>
-          <pre>{row.text}</pre>
+          <TruncatedText text={row.text} {...expandable(row.key, context)} />
         </div>
       );
     case 'notice':

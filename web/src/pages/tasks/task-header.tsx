@@ -16,12 +16,6 @@ export function TaskHeader({ task }: { task: Task }) {
           <Time iso={task.createdAt} />
         </span>
       </p>
-      {task.finalResult !== null && task.status !== 'running' && (
-        <details class="final-result">
-          <summary>Final result</summary>
-          <pre>{task.finalResult}</pre>
-        </details>
-      )}
     </header>
   );
 }
