@@ -3,13 +3,7 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ApiFailure } from '../../http/client.js';
 import { signIn } from '../../session.js';
-
-/** Only a path of this site: `next` comes from the address bar and must not send the reader elsewhere. */
-export function localPath(next: string | undefined): string {
-  return next !== undefined && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\')
-    ? next
-    : '/';
-}
+import { localPath } from './local-path.js';
 
 function failureText(err: unknown): string {
   if (err instanceof ApiFailure && err.status === 401)
