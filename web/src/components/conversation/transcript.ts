@@ -168,11 +168,8 @@ export class Transcript {
     const key = String(event.seq);
     const { payload } = event;
     if (event.eventType === 'init') {
-      const parts = [
-        stringField(payload, 'executor'),
-        stringField(payload, 'model'),
-        stringField(payload, 'cwd'),
-      ];
+      // Not the cwd: a server path says nothing to a reader (and the share page is public).
+      const parts = [stringField(payload, 'executor'), stringField(payload, 'model')];
       this.rows.push({ kind: 'notice', key, level: 'info', text: parts.filter(Boolean).join(' · ') });
       return;
     }
