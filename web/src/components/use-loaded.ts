@@ -3,6 +3,8 @@ import { ApiFailure } from '../http/client.js';
 
 export interface Loaded<T> {
   value: T | undefined;
+  /** Counts the loads that succeeded: tells a value read after some moment from one read before. */
+  loads: number;
   /** The last load's failure (the previous value stays shown, if any). */
   error: ApiFailure | undefined;
   /** Loads again (after a change, or to follow a running task); a load still going is dropped. */
@@ -14,7 +16,7 @@ const asFailure = (err: unknown): ApiFailure =>
 
 /** Loads a value when mounted and whenever `load` changes (callers memoize it on their inputs). */
 export function useLoaded<T>(load: (signal: AbortSignal) => Promise<T>): Loaded<T> {
-  const [value, setValue] = useState<T | undefined>(undefined);
+  const [value, setValue] = useState<{ value: T; loads: number } | undefined>(undefined);
   const [error, setError] = useState<ApiFailure | undefined>(undefined);
   const [generation, setGeneration] = useState(0);
   const current = useRef<AbortController | undefined>(undefined);
@@ -25,7 +27,7 @@ export function useLoaded<T>(load: (signal: AbortSignal) => Promise<T>): Loaded<
     load(controller.signal).then(
       (loaded) => {
         if (controller.signal.aborted) return;
-        setValue(loaded);
+        setValue((previous) => ({ value: loaded, loads: (previous?.loads ?? 0) + 1 }));
         setError(undefined);
       },
       (err: unknown) => {
@@ -39,5 +41,5 @@ export function useLoaded<T>(load: (signal: AbortSignal) => Promise<T>): Loaded<
   const reload = useCallback(() => {
     setGeneration((n) => n + 1);
   }, []);
-  return { value, error, reload };
+  return { value: value?.value, loads: value?.loads ?? 0, error, reload };
 }

@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { useEventStream } from '../../components/conversation/use-event-stream.js';
 import type { EventStreamView } from '../../components/conversation/use-event-stream.js';
-import type { StreamDone } from '../../components/conversation/transcript.js';
 import { useLoaded } from '../../components/use-loaded.js';
 import type { Loaded } from '../../components/use-loaded.js';
 import type { Task } from '../../http/tasks.js';
@@ -43,15 +42,18 @@ export function useLiveTask(
     };
   }, [status, reload]);
 
-  // Once per `done`: a record read after it that still runs means a prompt came after the stream's end.
-  const reopenedFor = useRef<StreamDone | undefined>(undefined);
-  const { done, state, reopen } = stream;
+  // A record read after the stream's `done` that still runs: a prompt came after the stream's end.
+  const loadsAtDone = useRef<number | undefined>(undefined);
+  const { state, reopen } = stream;
+  const { loads } = task;
   useEffect(() => {
-    if (state !== 'done' || status !== 'running' || done === undefined || reopenedFor.current === done)
+    if (state !== 'done') {
+      loadsAtDone.current = undefined;
       return;
-    reopenedFor.current = done;
-    reopen();
-  }, [state, status, done, reopen]);
+    }
+    loadsAtDone.current ??= loads;
+    if (status === 'running' && loads > loadsAtDone.current) reopen();
+  }, [state, status, loads, reopen]);
 
   return { task, stream, turns };
 }
