@@ -41,6 +41,10 @@ export async function startConnectionCutter(target: URL): Promise<ConnectionCutt
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('the relay has no port');
+  const cutAll = (): void => {
+    for (const socket of open) socket.destroy();
+    open.clear();
+  };
   return {
     url: `http://127.0.0.1:${address.port}`,
     // Plain HTTP/1.1 on loopback: a request's head is text from its request line to a blank line.
@@ -48,13 +52,14 @@ export async function startConnectionCutter(target: URL): Promise<ConnectionCutt
       streams.flatMap(({ text }) =>
         [...text.matchAll(/^[A-Z]+ \S+ HTTP\/1\.1\r\n[\s\S]*?\r\n\r\n/gm)].map((m) => m[0]),
       ),
-    cutAll() {
-      for (const socket of open) socket.destroy();
-      open.clear();
-    },
+    cutAll,
     async close() {
-      this.cutAll();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      cutAll();
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
     },
   };
 }
