@@ -1,5 +1,5 @@
 import './tasks.css';
-import { useCallback } from 'preact/hooks';
+import { useCallback, useEffect } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { RequireSession } from '../../components/require-session.js';
 import { useLoaded } from '../../components/use-loaded.js';
@@ -9,6 +9,8 @@ import { can } from '../../session.js';
 import { StatusBadge, Time } from './status-badge.js';
 
 const PAGE_SIZE = 25;
+/** While a task on the page runs, the page is read again this often (statuses change). */
+const RUNNING_REFRESH_MS = 5000;
 
 /** `?offset=` of the address bar, so a page of the list can be linked and reloaded. */
 function offsetOf(query: Record<string, string>): number {
@@ -69,7 +71,15 @@ function TaskList() {
   const { query } = useLocation();
   const offset = offsetOf(query);
   const load = useCallback((signal: AbortSignal) => listTasks(offset, PAGE_SIZE, signal), [offset]);
-  const { value, error } = useLoaded(load);
+  const { value, error, reload } = useLoaded(load);
+  const running = value?.data.some((task) => task.status === 'running') === true;
+  useEffect(() => {
+    if (!running) return undefined;
+    const timer = setInterval(reload, RUNNING_REFRESH_MS);
+    return () => {
+      clearInterval(timer);
+    };
+  }, [running, reload]);
   if (!can('tasks:read')) return <p class="error">This key may not read tasks (scope tasks:read).</p>;
   return (
     <>
