@@ -1,7 +1,8 @@
 import './tasks.css';
-import { useCallback, useEffect } from 'preact/hooks';
+import { useCallback } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { RequireSession } from '../../components/require-session.js';
+import { useRefreshWhile } from '../../components/use-refresh.js';
 import { useLoaded } from '../../components/use-loaded.js';
 import { listTasks } from '../../http/tasks.js';
 import type { TaskList } from '../../http/tasks.js';
@@ -73,13 +74,7 @@ function TaskList() {
   const load = useCallback((signal: AbortSignal) => listTasks(offset, PAGE_SIZE, signal), [offset]);
   const { value, error, reload } = useLoaded(load);
   const running = value?.data.some((task) => task.status === 'running') === true;
-  useEffect(() => {
-    if (!running) return undefined;
-    const timer = setInterval(reload, RUNNING_REFRESH_MS);
-    return () => {
-      clearInterval(timer);
-    };
-  }, [running, reload]);
+  useRefreshWhile(running, reload, RUNNING_REFRESH_MS);
   if (!can('tasks:read')) return <p class="error">This key may not read tasks (scope tasks:read).</p>;
   return (
     <>

@@ -3,10 +3,13 @@ import { useEventStream } from '../../components/conversation/use-event-stream.j
 import type { EventStreamView } from '../../components/conversation/use-event-stream.js';
 import { useLoaded } from '../../components/use-loaded.js';
 import type { Loaded } from '../../components/use-loaded.js';
+import { useRefreshWhile } from '../../components/use-refresh.js';
 import type { Task } from '../../http/tasks.js';
 
 /** How often a running task's record is read again (prompt statuses, new prompts' texts). */
 const RUNNING_REFRESH_MS = 3000;
+/** How often a finished one is: a follow-up from another client (or the owner, on the share page) shows. */
+const IDLE_REFRESH_MS = 15_000;
 
 export interface LiveTask {
   task: Loaded<Task>;
@@ -34,13 +37,7 @@ export function useLiveTask(
   const status = task.value?.status;
   const { reload } = task;
 
-  useEffect(() => {
-    if (status !== 'running') return undefined;
-    const timer = setInterval(reload, RUNNING_REFRESH_MS);
-    return () => {
-      clearInterval(timer);
-    };
-  }, [status, reload]);
+  useRefreshWhile(status !== undefined, reload, status === 'running' ? RUNNING_REFRESH_MS : IDLE_REFRESH_MS);
 
   // A record read after the stream's `done` that still runs: a prompt came after the stream's end.
   const loadsAtDone = useRef<number | undefined>(undefined);
