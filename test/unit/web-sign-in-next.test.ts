@@ -13,6 +13,10 @@ describe('where the sign-in page goes next (web pages)', () => {
     },
   );
 
+  it('goes home instead of back to the sign-in page', () => {
+    expect(localPath('/login?next=%2Ftasks%2Fabc')).toBe('/');
+  });
+
   it('goes home without a next', () => {
     expect(localPath(undefined)).toBe('/');
   });

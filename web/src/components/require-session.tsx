@@ -11,7 +11,8 @@ export function RequireSession({ children }: { children: ComponentChildren }) {
   const { url, route } = useLocation();
   const signedOut = session.value === null;
   useEffect(() => {
-    if (signedOut) route(signInPath(url), true);
+    // The router keeps this page mounted while the sign-in page loads: by then `url` is the latter's.
+    if (signedOut && !url.startsWith('/login')) route(signInPath(url), true);
   }, [signedOut, url, route]);
   if (session.value === undefined) return <p class="loading">Loading…</p>;
   if (session.value === null) return null;
