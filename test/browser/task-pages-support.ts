@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { call } from '../support/api-server.js';
+import type { TestApi } from '../support/api-server.js';
+import { readTaskStream } from '../support/sse.js';
+
+/** What the task pages' browser tests make through the API with a key, as any client would. */
+
+const CreatedSchema = z.object({ id: z.string(), workspaceId: z.string() });
+
+/** An agent computer the file's tasks share: one runner process, not one per task. */
+export async function createWorkspace(api: TestApi, key: string): Promise<string> {
+  const res = await call(api, '/v1/agent-computers', {
+    key,
+    method: 'POST',
+    body: { name: 'browser tests' },
+  });
+  if (res.status !== 201) throw new Error(`creating a workspace answered ${res.status}`);
+  return z.object({ id: z.string() }).parse(await res.json()).id;
+}
+
+/** A `shell` task (its prompt is a bash script run in the workspace's /code). */
+export async function createShellTask(
+  api: TestApi,
+  key: string,
+  body: { prompt: string; title?: string; workspaceId?: string; visibility?: string },
+): Promise<z.infer<typeof CreatedSchema>> {
+  const res = await call(api, '/v1/tasks', { key, method: 'POST', body: { executor: 'shell', ...body } });
+  if (res.status !== 201) throw new Error(`creating a task answered ${res.status}: ${await res.text()}`);
+  return CreatedSchema.parse(await res.json());
+}
+
+/** Waits for the task's stream to end (every prompt final), as an API client would. */
+export async function untilDone(api: TestApi, key: string, taskId: string): Promise<void> {
+  const read = await readTaskStream(`${api.url}/v1/tasks/${taskId}/events`, { key, timeoutMs: 120_000 });
+  if (read.done === undefined) throw new Error(`the task's stream answered ${read.status} without done`);
+}
