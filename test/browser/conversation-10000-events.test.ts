@@ -1,0 +1,106 @@
+// A task of 10,000 events stays usable on its page (docs/benchmarks.md#web-pages-10000-events):
+// the conversation shows the last event, keeps the DOM small (windowed rows, grouped lines) and
+// scrolls to the top and back. With AGENTRY_BENCH=1 it prints the figures, beside a bare
+// EventSource reading the same stream in the same browser (the transport's own time).
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { BrowserContext, Page } from 'playwright-core';
+import { signIn, startBrowserHarness } from './harness/index.js';
+import type { BrowserHarness } from './harness/index.js';
+import { createShellTask, untilDone } from './task-pages-support.js';
+
+const EVENTS = 10_000;
+/** A generous bound: the rows near the viewport and the page around them, not one node per event. */
+const MAX_ELEMENTS = 1_500;
+
+let harness: BrowserHarness;
+let context: BrowserContext;
+let taskId: string;
+
+beforeAll(async () => {
+  harness = await startBrowserHarness();
+  const { id } = await createShellTask(harness.stack.api, harness.key, {
+    prompt: `for i in $(seq 1 ${EVENTS}); do echo "event line $i"; done`,
+    title: '10,000 events',
+  });
+  taskId = id;
+  await untilDone(harness.stack.api, harness.key, id);
+  context = await harness.newContext();
+}, 300_000);
+
+afterAll(async () => {
+  await context.close();
+  await harness.stop();
+}, 120_000);
+
+/** Resolves once a text row of the conversation ends (or starts) with `line`. */
+const untilRowShows = (page: Page, line: string, at: 'start' | 'end'): Promise<unknown> =>
+  page.waitForFunction(
+    ([text, where]) =>
+      [...document.querySelectorAll('.conversation .row.text pre')].some((pre) =>
+        where === 'end' ? pre.textContent?.endsWith(text) : pre.textContent?.startsWith(`${text}\n`),
+      ),
+    [line, at] as const,
+    { timeout: 120_000 },
+  );
+
+/** Milliseconds `action` takes. */
+async function timed(action: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await action();
+  return Math.round(performance.now() - start);
+}
+
+/** The stream alone: a bare EventSource in the page counting events until `done`. */
+const bareStreamMs = (page: Page): Promise<number> =>
+  page.evaluate(
+    (url) =>
+      new Promise<number>((resolve, reject) => {
+        const start = performance.now();
+        const source = new EventSource(url);
+        source.addEventListener('done', () => {
+          source.close();
+          resolve(Math.round(performance.now() - start));
+        });
+        source.onerror = () => {
+          source.close();
+          reject(new Error('the stream failed'));
+        };
+      }),
+    `/v1/tasks/${taskId}/events?all=true`,
+  );
+
+describe('a task of 10,000 events on its page', () => {
+  it('shows the last event, keeps the DOM small, and scrolls to the top and back', async () => {
+    const page = await context.newPage();
+    await signIn(page, harness.key);
+    const transportMs = await bareStreamMs(page);
+
+    const lastShownMs = await timed(async () => {
+      await page.goto(`/tasks/${taskId}`);
+      await untilRowShows(page, `event line ${EVENTS}`, 'end');
+    });
+    const elements = await page.evaluate(() => document.getElementsByTagName('*').length);
+    expect(elements).toBeLessThan(MAX_ELEMENTS);
+
+    const feed = page.getByRole('feed', { name: 'Conversation' });
+    const topMs = await timed(async () => {
+      await feed.evaluate((element) => {
+        element.scrollTop = 0;
+      });
+      await untilRowShows(page, 'event line 1', 'start');
+    });
+    const elementsAtTop = await page.evaluate(() => document.getElementsByTagName('*').length);
+    expect(elementsAtTop).toBeLessThan(MAX_ELEMENTS);
+    const endMs = await timed(async () => {
+      await feed.evaluate((element) => {
+        element.scrollTop = element.scrollHeight;
+      });
+      await untilRowShows(page, `event line ${EVENTS}`, 'end');
+    });
+
+    if (process.env.AGENTRY_BENCH === '1') {
+      const figures = { transportMs, lastShownMs, elements, topMs, elementsAtTop, endMs };
+      process.stdout.write(`web pages, ${EVENTS} events: ${JSON.stringify(figures)}\n`);
+    }
+  });
+});
