@@ -61,7 +61,7 @@ describe('the task page', () => {
   });
 
   it('runs a follow-up sent from the page and streams it', async () => {
-    const { id } = await task('echo "turn one"');
+    const { id } = await task('echo "turn one"', 'Two turns in one workspace');
     const page = await signedInPage();
     await page.goto(`/tasks/${id}`);
     await page.getByRole('status').filter({ hasText: 'Finished' }).waitFor({ timeout: 60_000 });
