@@ -4,20 +4,20 @@
 // EventSource reading the same stream in the same browser (the transport's own time).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
-import { signIn, startBrowserHarness } from './harness/index.js';
-import type { BrowserHarness } from './harness/index.js';
+import { signIn, startBrowserStack } from './harness/browser-stack.js';
+import type { BrowserStack } from './harness/browser-stack.js';
 import { createShellTask, untilDone } from './task-pages-support.js';
 
 const EVENTS = 10_000;
 /** A generous bound: the rows near the viewport and the page around them, not one node per event. */
 const MAX_ELEMENTS = 1_500;
 
-let harness: BrowserHarness;
+let harness: BrowserStack;
 let context: BrowserContext;
 let taskId: string;
 
 beforeAll(async () => {
-  harness = await startBrowserHarness();
+  harness = await startBrowserStack();
   const { id } = await createShellTask(harness.stack.api, harness.key, {
     prompt: `for i in $(seq 1 ${EVENTS}); do echo "event line $i"; done`,
     title: '10,000 events',
@@ -28,7 +28,6 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await context.close();
   await harness.stop();
 }, 120_000);
 

@@ -1,29 +1,26 @@
 // The share page in headless Chromium: a public task's share link, opened in a fresh context with
 // no session, shows the conversation and nothing else; a private task's link leads nowhere.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { call } from '../support/api-server.js';
-import { screenshot, signIn, startBrowserHarness } from './harness/index.js';
-import type { BrowserHarness } from './harness/index.js';
+import { screenshot, signIn, startBrowserStack } from './harness/browser-stack.js';
+import type { BrowserStack } from './harness/browser-stack.js';
 import { createShellTask, createWorkspace, untilDone } from './task-pages-support.js';
 
-let harness: BrowserHarness;
+let harness: BrowserStack;
 let workspaceId: string;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  harness = await startBrowserHarness();
+  harness = await startBrowserStack();
   workspaceId = await createWorkspace(harness.stack.api, harness.key);
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all(contexts.map((context) => context.close()));
   await harness.stop();
 }, 120_000);
 
 async function freshPage(): Promise<Page> {
   const context = await harness.newContext();
-  contexts.push(context);
   return context.newPage();
 }
 

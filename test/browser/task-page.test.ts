@@ -4,30 +4,27 @@
 // shows.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
-import type { BrowserContext, Page } from 'playwright-core';
-import { screenshot, signIn, startBrowserHarness } from './harness/index.js';
-import type { BrowserHarness } from './harness/index.js';
+import type { Page } from 'playwright-core';
+import { screenshot, signIn, startBrowserStack } from './harness/browser-stack.js';
+import type { BrowserStack } from './harness/browser-stack.js';
 import { startConnectionCutter } from './connection-cutter.js';
 import { createShellTask, createWorkspace, untilDone } from './task-pages-support.js';
 
-let harness: BrowserHarness;
+let harness: BrowserStack;
 let workspaceId: string;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  harness = await startBrowserHarness();
+  harness = await startBrowserStack();
   workspaceId = await createWorkspace(harness.stack.api, harness.key);
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all(contexts.map((context) => context.close()));
   await harness.stop();
 }, 120_000);
 
 /** A fresh browser context (its own cookies), signed in with `key`. */
 async function signedInPage(key = harness.key): Promise<Page> {
   const context = await harness.newContext();
-  contexts.push(context);
   const page = await context.newPage();
   await signIn(page, key);
   return page;
