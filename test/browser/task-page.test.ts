@@ -95,14 +95,19 @@ describe('the task page', () => {
   });
 
   it('resumes a dropped stream with Last-Event-ID and shows each event once', async () => {
-    const { id } = await task('for i in $(seq 1 30); do echo "tick $i"; sleep 0.2; done');
+    // Slow enough that the page is reading the live stream when the connection is cut.
+    const { id } = await task('for i in $(seq 1 30); do echo "tick $i"; sleep 0.3; done');
     const cutter = await startConnectionCutter(new URL(harness.url));
     try {
       // The session cookie is the host's (127.0.0.1), whatever the port: the relay's pages have it too.
       const page = await signedInPage();
       await page.goto(`${cutter.url}/tasks/${id}`);
-      await page.locator('.row.text').filter({ hasText: 'tick 3' }).waitFor({ timeout: 60_000 });
+      await page
+        .locator('.row.text')
+        .filter({ hasText: /^tick 1\s/ })
+        .waitFor({ timeout: 60_000 });
       cutter.cutAll();
+      await page.getByRole('status').filter({ hasText: 'Reconnecting' }).waitFor();
       await page.getByRole('status').filter({ hasText: 'Finished' }).waitFor({ timeout: 60_000 });
       const ticks = (await conversationText(page)).split('\n');
       expect(ticks).toEqual(Array.from({ length: 30 }, (_, i) => `tick ${i + 1}`));
