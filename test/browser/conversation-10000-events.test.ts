@@ -7,7 +7,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { z } from 'zod';
 import { signIn, startBrowserStack } from './harness/browser-stack.js';
 import type { BrowserStack } from './harness/browser-stack.js';
-import { createShellTask, untilDone } from './task-pages-support.js';
+import { createTask, untilDone } from './task-pages-support.js';
 
 const EVENTS = 10_000;
 /** A generous bound: the rows near the viewport and the page around them, not one node per event. */
@@ -19,7 +19,7 @@ let taskId: string;
 
 beforeAll(async () => {
   harness = await startBrowserStack();
-  const { id } = await createShellTask(harness.stack.api, harness.key, {
+  const { id } = await createTask(harness.stack.api, harness.key, {
     prompt: `for i in $(seq 1 ${EVENTS}); do echo "event line $i"; done`,
     title: '10,000 events',
   });

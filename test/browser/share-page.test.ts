@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { call } from '../support/api-server.js';
 import { screenshot, signIn, startBrowserStack } from './harness/browser-stack.js';
 import type { BrowserStack } from './harness/browser-stack.js';
-import { createShellTask, createWorkspace, untilDone } from './task-pages-support.js';
+import { createTask, createWorkspace, untilDone } from './task-pages-support.js';
 
 let harness: BrowserStack;
 let workspaceId: string;
@@ -26,7 +26,7 @@ async function freshPage(): Promise<Page> {
 
 /** A finished task with an artifact, made public on its page; answers the share link the page shows. */
 async function publicTaskLink(page: Page, prompt: string): Promise<{ id: string; shareUrl: string }> {
-  const { id } = await createShellTask(harness.stack.api, harness.key, {
+  const { id } = await createTask(harness.stack.api, harness.key, {
     prompt,
     workspaceId,
     title: 'Shared work',

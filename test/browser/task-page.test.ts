@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import { screenshot, signIn, startBrowserStack } from './harness/browser-stack.js';
 import type { BrowserStack } from './harness/browser-stack.js';
 import { startConnectionCutter } from './connection-cutter.js';
-import { createShellTask, createWorkspace, untilDone } from './task-pages-support.js';
+import { createTask, createWorkspace, untilDone } from './task-pages-support.js';
 
 let harness: BrowserStack;
 let workspaceId: string;
@@ -31,7 +31,7 @@ async function signedInPage(key = harness.key): Promise<Page> {
 }
 
 const task = (prompt: string, title?: string) =>
-  createShellTask(harness.stack.api, harness.key, {
+  createTask(harness.stack.api, harness.key, {
     prompt,
     workspaceId,
     ...(title === undefined ? {} : { title }),
@@ -124,7 +124,7 @@ describe('the task page', () => {
 
   it("says not found for another organization's task", async () => {
     const otherKey = await harness.stack.api.key({ org: 'other-org', user: 'mallory' });
-    const { id } = await createShellTask(harness.stack.api, otherKey, {
+    const { id } = await createTask(harness.stack.api, otherKey, {
       prompt: 'echo "secret of other-org"',
     });
     await untilDone(harness.stack.api, otherKey, id);

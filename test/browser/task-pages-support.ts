@@ -18,11 +18,11 @@ export async function createWorkspace(api: TestApi, key: string): Promise<string
   return z.object({ id: z.string() }).parse(await res.json()).id;
 }
 
-/** A `shell` task (its prompt is a bash script run in the workspace's /code). */
-export async function createShellTask(
+/** A task, `shell` unless it names another executor (a shell prompt is a bash script run in /code). */
+export async function createTask(
   api: TestApi,
   key: string,
-  body: { prompt: string; title?: string; workspaceId?: string; visibility?: string },
+  body: { prompt: string; executor?: string; title?: string; workspaceId?: string },
 ): Promise<z.infer<typeof CreatedSchema>> {
   const res = await call(api, '/v1/tasks', { key, method: 'POST', body: { executor: 'shell', ...body } });
   if (res.status !== 201) throw new Error(`creating a task answered ${res.status}: ${await res.text()}`);

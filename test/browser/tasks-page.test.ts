@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { screenshot, signIn, startBrowserStack } from './harness/browser-stack.js';
 import type { BrowserStack } from './harness/browser-stack.js';
-import { createShellTask, createWorkspace, untilDone } from './task-pages-support.js';
+import { createTask, createWorkspace, untilDone } from './task-pages-support.js';
 
 /** One more than the page's 25, so the list has a second page. */
 const TASKS = 26;
@@ -17,7 +17,7 @@ beforeAll(async () => {
   const api = harness.stack.api;
   // One after another: an organization runs at most 10 tasks at once (docs/api.md#limits).
   for (let n = 1; n <= TASKS; n += 1) {
-    const { id } = await createShellTask(api, harness.key, {
+    const { id } = await createTask(api, harness.key, {
       prompt: 'true',
       title: `Task number ${n}`,
       workspaceId,
@@ -25,7 +25,7 @@ beforeAll(async () => {
     await untilDone(api, harness.key, id);
   }
   const other = await api.key({ org: 'other-org', user: 'mallory' });
-  const { id } = await createShellTask(api, other, { prompt: 'true', title: 'Task of other-org' });
+  const { id } = await createTask(api, other, { prompt: 'true', title: 'Task of other-org' });
   await untilDone(api, other, id);
 }, 180_000);
 
