@@ -3,26 +3,20 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { call } from '../support/api-server.js';
-import { screenshot, signIn, startBrowserStack } from './harness/browser-stack.js';
+import { screenshot, signIn } from './harness/browser-stack.js';
 import type { BrowserStack } from './harness/browser-stack.js';
-import { createTask, createWorkspace, untilDone } from './task-pages-support.js';
+import { createTask, freshPage, startWithWorkspace, untilDone } from './task-pages-support.js';
 
 let harness: BrowserStack;
 let workspaceId: string;
 
 beforeAll(async () => {
-  harness = await startBrowserStack();
-  workspaceId = await createWorkspace(harness.stack.api, harness.key);
+  ({ ui: harness, workspaceId } = await startWithWorkspace());
 }, 180_000);
 
 afterAll(async () => {
   await harness.stop();
 }, 120_000);
-
-async function freshPage(): Promise<Page> {
-  const context = await harness.newContext();
-  return context.newPage();
-}
 
 /** A finished task with an artifact, made public on its page; answers the share link the page shows. */
 async function publicTaskLink(page: Page, prompt: string): Promise<{ id: string; shareUrl: string }> {
@@ -44,12 +38,12 @@ async function publicTaskLink(page: Page, prompt: string): Promise<{ id: string;
 
 describe('the share page', () => {
   it('shows a public task read-only, without a session', async () => {
-    const owner = await freshPage();
+    const owner = await freshPage(harness);
     const { shareUrl } = await publicTaskLink(
       owner,
       'echo "shared output"\nmkdir -p artifacts\necho private-bytes > artifacts/kept.txt',
     );
-    const reader = await freshPage();
+    const reader = await freshPage(harness);
     // The task's shareUrl is the API's (/v1/share/:token): a browser is sent on to the page.
     await reader.goto(shareUrl);
     expect(new URL(reader.url()).pathname).toMatch(/^\/share\//);
@@ -66,13 +60,13 @@ describe('the share page', () => {
   });
 
   it('says not shared once the task is private again', async () => {
-    const owner = await freshPage();
+    const owner = await freshPage(harness);
     const { shareUrl } = await publicTaskLink(owner, 'echo "soon private"');
     await owner.getByLabel('Visibility').selectOption('private');
     await owner.locator('.share-link').waitFor({ state: 'detached' });
     const token = new URL(shareUrl).pathname.split('/').at(-1) ?? '';
     await expect(call(harness.stack.api, `/v1/share/${token}`).then((res) => res.status)).resolves.toBe(404);
-    const reader = await freshPage();
+    const reader = await freshPage(harness);
     await reader.goto(`/share/${token}`);
     await reader.getByRole('heading', { name: 'Not shared' }).waitFor();
     await expect(reader.getByText('soon private').count()).resolves.toBe(0);

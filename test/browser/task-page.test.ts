@@ -5,17 +5,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
-import { screenshot, signIn, startBrowserStack } from './harness/browser-stack.js';
+import { screenshot } from './harness/browser-stack.js';
 import type { BrowserStack } from './harness/browser-stack.js';
 import { startConnectionCutter } from './connection-cutter.js';
-import { createTask, createWorkspace, untilDone } from './task-pages-support.js';
+import { createTask, freshPage, startWithWorkspace, untilDone } from './task-pages-support.js';
 
 let harness: BrowserStack;
 let workspaceId: string;
 
 beforeAll(async () => {
-  harness = await startBrowserStack();
-  workspaceId = await createWorkspace(harness.stack.api, harness.key);
+  ({ ui: harness, workspaceId } = await startWithWorkspace());
 }, 180_000);
 
 afterAll(async () => {
@@ -23,12 +22,7 @@ afterAll(async () => {
 }, 120_000);
 
 /** A fresh browser context (its own cookies), signed in with `key`. */
-async function signedInPage(key = harness.key): Promise<Page> {
-  const context = await harness.newContext();
-  const page = await context.newPage();
-  await signIn(page, key);
-  return page;
-}
+const signedInPage = (key = harness.key): Promise<Page> => freshPage(harness, key);
 
 const task = (prompt: string, title?: string) =>
   createTask(harness.stack.api, harness.key, {

@@ -1,7 +1,10 @@
+import type { Page } from 'playwright-core';
 import { z } from 'zod';
 import { call } from '../support/api-server.js';
 import type { TestApi } from '../support/api-server.js';
 import { readTaskStream } from '../support/sse.js';
+import { signIn, startBrowserStack } from './harness/browser-stack.js';
+import type { BrowserStack } from './harness/browser-stack.js';
 
 /** What the task pages' browser tests make through the API with a key, as any client would. */
 
@@ -33,4 +36,22 @@ export async function createTask(
 export async function untilDone(api: TestApi, key: string, taskId: string): Promise<void> {
   const read = await readTaskStream(`${api.url}/v1/tasks/${taskId}/events`, { key, timeoutMs: 120_000 });
   if (read.done === undefined) throw new Error(`the task's stream answered ${read.status} without done`);
+}
+
+/** The browser harness with an agent computer that the test file's tasks share. */
+export async function startWithWorkspace(): Promise<{ ui: BrowserStack; workspaceId: string }> {
+  const ui = await startBrowserStack();
+  try {
+    return { ui, workspaceId: await createWorkspace(ui.stack.api, ui.key) };
+  } catch (err) {
+    await ui.stop();
+    throw err;
+  }
+}
+
+/** A page in a fresh browser context (no cookies), signed in with `key` when one is given. */
+export async function freshPage(ui: BrowserStack, key?: string): Promise<Page> {
+  const page = await (await ui.newContext()).newPage();
+  if (key !== undefined) await signIn(page, key);
+  return page;
 }

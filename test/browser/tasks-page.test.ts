@@ -2,9 +2,9 @@
 // each linking to its page, and shows no other organization's (signing in: sign-in.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
-import { screenshot, signIn, startBrowserStack } from './harness/browser-stack.js';
+import { screenshot } from './harness/browser-stack.js';
 import type { BrowserStack } from './harness/browser-stack.js';
-import { createTask, createWorkspace, untilDone } from './task-pages-support.js';
+import { createTask, freshPage, startWithWorkspace, untilDone } from './task-pages-support.js';
 
 /** One more than the page's 25, so the list has a second page. */
 const TASKS = 26;
@@ -12,8 +12,9 @@ const TASKS = 26;
 let harness: BrowserStack;
 
 beforeAll(async () => {
-  harness = await startBrowserStack();
-  const workspaceId = await createWorkspace(harness.stack.api, harness.key);
+  const started = await startWithWorkspace();
+  harness = started.ui;
+  const { workspaceId } = started;
   const api = harness.stack.api;
   // One after another: an organization runs at most 10 tasks at once (docs/api.md#limits).
   for (let n = 1; n <= TASKS; n += 1) {
@@ -33,18 +34,12 @@ afterAll(async () => {
   await harness.stop();
 }, 120_000);
 
-async function freshPage(): Promise<Page> {
-  const context = await harness.newContext();
-  return context.newPage();
-}
-
 const titles = (page: Page): Promise<string[]> =>
   page.locator('table.tasks tbody td:first-child a').allTextContents();
 
 describe('the tasks list', () => {
   it("pages through the organization's tasks, newest first, each linking to its page", async () => {
-    const page = await freshPage();
-    await signIn(page, harness.key);
+    const page = await freshPage(harness, harness.key);
     await page.goto('/');
     await page.getByText(`1–25 of ${TASKS}`).waitFor();
     const first = await titles(page);

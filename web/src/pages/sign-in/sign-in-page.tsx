@@ -2,14 +2,15 @@ import '../tasks/tasks.css';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ApiFailure } from '../../http/client.js';
+import { ErrorLine } from '../../components/error-line.js';
+import { failureMessage, useAction } from '../../components/use-action.js';
 import { signIn } from '../../session.js';
 import { localPath } from './local-path.js';
 
 function failureText(err: unknown): string {
   if (err instanceof ApiFailure && err.status === 401)
     return 'That key is not valid: it is wrong, revoked or expired.';
-  if (err instanceof ApiFailure) return err.message;
-  return 'The server could not be reached.';
+  return failureMessage(err);
 }
 
 /**
@@ -19,21 +20,14 @@ function failureText(err: unknown): string {
 export function SignInPage() {
   const { query, route } = useLocation();
   const [key, setKey] = useState('');
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       await signIn(key.trim());
       setKey('');
       route(localPath(query.next), true);
-    } catch (err) {
-      setError(failureText(err));
-    } finally {
-      setBusy(false);
-    }
+    }, failureText);
   };
   return (
     <section class="sign-in">
@@ -56,11 +50,7 @@ export function SignInPage() {
         <button type="submit" disabled={busy || key.trim() === ''}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
-        {error !== undefined && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorLine error={error} />
       </form>
     </section>
   );

@@ -1,25 +1,19 @@
 import { useState } from 'preact/hooks';
-import { ApiFailure } from '../../http/client.js';
+import { ErrorLine } from '../../components/error-line.js';
+import { useAction } from '../../components/use-action.js';
 import { sendFollowUp } from '../../http/tasks.js';
 
 /** The follow-up box (POST /v1/tasks/:id/prompts): it waits while another prompt runs. */
 export function FollowUpForm({ taskId, sent }: { taskId: string; sent: () => void }) {
   const [text, setText] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
+  const { busy, error, run } = useAction();
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       await sendFollowUp(taskId, text);
       setText('');
       sent();
-    } catch (err) {
-      setError(err instanceof ApiFailure ? err.message : 'The server could not be reached.');
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="follow-up" onSubmit={(event) => void submit(event)}>
@@ -37,11 +31,7 @@ export function FollowUpForm({ taskId, sent }: { taskId: string; sent: () => voi
       <button type="submit" disabled={busy || text.trim() === ''}>
         {busy ? 'Sending…' : 'Send'}
       </button>
-      {error !== undefined && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorLine error={error} />
     </form>
   );
 }

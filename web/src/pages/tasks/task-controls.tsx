@@ -1,5 +1,5 @@
-import { useState } from 'preact/hooks';
-import { ApiFailure } from '../../http/client.js';
+import { ErrorLine } from '../../components/error-line.js';
+import { useAction } from '../../components/use-action.js';
 import { VISIBILITIES, cancelTask, setVisibility } from '../../http/tasks.js';
 import type { Task, Visibility } from '../../http/tasks.js';
 
@@ -12,28 +12,17 @@ const VISIBILITY_LABELS: Record<Visibility, string> = {
 const isVisibility = (value: string): value is Visibility =>
   (VISIBILITIES as readonly string[]).includes(value);
 
-const messageOf = (err: unknown): string =>
-  err instanceof ApiFailure ? err.message : 'The server could not be reached.';
-
 /**
  * Cancel and the visibility switch (PATCH /v1/tasks/:id/visibility), with the share link once the
  * task is public. Shown only to a key with tasks:write.
  */
 export function TaskControls({ task, changed }: { task: Task; changed: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const act = async (action: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(undefined);
-    try {
+  const { busy, error, run } = useAction();
+  const act = (action: () => Promise<unknown>) =>
+    run(async () => {
       await action();
       changed();
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <div class="task-controls">
       {task.status === 'running' && (
@@ -68,11 +57,7 @@ export function TaskControls({ task, changed }: { task: Task; changed: () => voi
           Share link: <a href={task.shareUrl}>{task.shareUrl}</a>
         </p>
       )}
-      {error !== undefined && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorLine error={error} />
     </div>
   );
 }

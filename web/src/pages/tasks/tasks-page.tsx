@@ -1,6 +1,7 @@
 import './tasks.css';
 import { useCallback } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
+import { ErrorLine } from '../../components/error-line.js';
 import { RequireSession } from '../../components/require-session.js';
 import { useRefreshWhile } from '../../components/use-refresh.js';
 import { useLoaded } from '../../components/use-loaded.js';
@@ -78,11 +79,7 @@ function TaskList() {
   if (!can('tasks:read')) return <p class="error">This key may not read tasks (scope tasks:read).</p>;
   return (
     <>
-      {error !== undefined && (
-        <p class="error" role="alert">
-          {error.message}
-        </p>
-      )}
+      <ErrorLine error={error?.message} />
       {value === undefined ? (
         error === undefined && <p class="loading">Loading…</p>
       ) : (
