@@ -4,8 +4,8 @@ import { useLocation } from 'preact-iso';
 import { ApiFailure } from '../../http/client.js';
 import { ErrorLine } from '../../components/error-line.js';
 import { failureMessage, useAction } from '../../components/use-action.js';
+import { localPath } from '../../session-guard.js';
 import { signIn } from '../../session.js';
-import { localPath } from './local-path.js';
 
 function failureText(err: unknown): string {
   if (err instanceof ApiFailure && err.status === 401)
@@ -26,7 +26,7 @@ export function SignInPage() {
     await run(async () => {
       await signIn(key.trim());
       setKey('');
-      route(localPath(query.next), true);
+      route(localPath(query.next) ?? '/', true);
     }, failureText);
   };
   return (
