@@ -1,10 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiFailure } from '../http/client.js';
-
-/** What failed, in words a reader can act on (the API's own message when it gave one). */
-export function failureMessage(err: unknown): string {
-  return err instanceof ApiFailure ? err.message : 'The server could not be reached.';
-}
+import { failureMessage } from './failure-message.js';
 
 export interface Action {
   /** A request is under way: its button is disabled. */

@@ -3,7 +3,8 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ApiFailure } from '../../http/client.js';
 import { ErrorLine } from '../../components/error-line.js';
-import { failureMessage, useAction } from '../../components/use-action.js';
+import { failureMessage } from '../../components/failure-message.js';
+import { useAction } from '../../components/use-action.js';
 import { localPath } from '../../session-guard.js';
 import { signIn } from '../../session.js';
 

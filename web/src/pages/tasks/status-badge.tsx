@@ -2,13 +2,3 @@
 export function StatusBadge({ status }: { status: string }) {
   return <span class={`status status-${status}`}>{status}</span>;
 }
-
-/** A timestamp in the reader's locale, with the exact ISO time on hover. */
-export function Time({ iso }: { iso: string | null }) {
-  if (iso === null) return <span>—</span>;
-  return (
-    <time dateTime={iso} title={iso}>
-      {new Date(iso).toLocaleString()}
-    </time>
-  );
-}

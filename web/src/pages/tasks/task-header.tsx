@@ -1,6 +1,7 @@
 import './tasks.css';
 import type { Task } from '../../http/tasks.js';
-import { StatusBadge, Time } from './status-badge.js';
+import { Time } from '../../components/time.js';
+import { StatusBadge } from './status-badge.js';
 
 /** A task's title, status and particulars, on its page and on its share page. */
 export function TaskHeader({ task }: { task: Task }) {

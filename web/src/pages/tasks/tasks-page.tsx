@@ -8,7 +8,8 @@ import { useLoaded } from '../../components/use-loaded.js';
 import { listTasks } from '../../http/tasks.js';
 import type { TaskList } from '../../http/tasks.js';
 import { can } from '../../session.js';
-import { StatusBadge, Time } from './status-badge.js';
+import { Time } from '../../components/time.js';
+import { StatusBadge } from './status-badge.js';
 
 const PAGE_SIZE = 25;
 /** While a task on the page runs, the page is read again this often (statuses change). */
