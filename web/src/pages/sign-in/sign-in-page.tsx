@@ -1,55 +1,57 @@
+import '../tasks/tasks.css';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ApiFailure } from '../../http/client.js';
-import { signIn } from '../../session.js';
+import { ErrorLine } from '../../components/error-line.js';
+import { failureMessage } from '../../components/failure-message.js';
+import { useAction } from '../../components/use-action.js';
 import { localPath } from '../../session-guard.js';
+import { signIn } from '../../session.js';
+
+function failureText(err: unknown): string {
+  if (err instanceof ApiFailure && err.status === 401)
+    return 'That key is not valid: it is wrong, revoked or expired.';
+  return failureMessage(err);
+}
 
 /**
- * Sign-in: the API key is sent once to POST /ui/session, which answers with an HttpOnly cookie;
- * the key is never stored by the page. Labels are what the browser tests look for.
+ * Sign-in: the API key is sent once to POST /ui/session, which answers with an HttpOnly session
+ * cookie; the page never stores the key (docs/api.md#web-pages).
  */
 export function SignInPage() {
   const { query, route } = useLocation();
-  const [apiKey, setApiKey] = useState('');
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: Event): Promise<void> => {
+  const [key, setKey] = useState('');
+  const { busy, error, run } = useAction();
+  const submit = async (event: SubmitEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await signIn(apiKey);
-      setApiKey('');
-      route(localPath(query.next) ?? '/');
-    } catch (err) {
-      setError(
-        err instanceof ApiFailure && err.status === 401 ? 'That API key is not valid.' : 'Signing in failed.',
-      );
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => {
+      await signIn(key.trim());
+      setKey('');
+      route(localPath(query.next) ?? '/', true);
+    }, failureText);
   };
-
   return (
     <section class="sign-in">
       <h1>Sign in</h1>
+      <p>Enter an API key of your organization. The page keeps a session cookie, never the key.</p>
       <form onSubmit={(event) => void submit(event)}>
         <label for="api-key">API key</label>
         <input
           id="api-key"
+          name="apiKey"
           type="password"
           autocomplete="off"
+          placeholder="agk_…"
           required
-          value={apiKey}
+          value={key}
           onInput={(event) => {
-            setApiKey(event.currentTarget.value);
+            setKey(event.currentTarget.value);
           }}
         />
-        <button type="submit" disabled={busy}>
-          Sign in
+        <button type="submit" disabled={busy || key.trim() === ''}>
+          {busy ? 'Signing in…' : 'Sign in'}
         </button>
-        {error !== undefined && <p role="alert">{error}</p>}
+        <ErrorLine error={error} />
       </form>
     </section>
   );
