@@ -20,6 +20,7 @@ ${settingsHelp(RunnerConfigSchema, [
   ['AGENTRY_RUNNER_PORT', 'port it listens on (0: any free port)'],
   ['AGENTRY_RUNNER_HOST', 'address it listens on'],
   ['AGENTRY_RUNNER_WORKDIR', 'the working directory of the agents'],
+  ['AGENTRY_RUNNER_WORKDIR_SHOWN', 'the working directory as events name it (default: the workdir)'],
   ['AGENTRY_RUNNER_STATE_DIR', "tasks' event logs and prompt records (on the persistent disk)"],
   ['AGENTRY_LOG_LEVEL', 'fatal, error, warn, info, debug, trace or silent'],
 ])}
@@ -66,6 +67,7 @@ export async function runRunnerCommand(env: NodeJS.ProcessEnv = process.env): Pr
     state: new RunnerState(),
     version: AGENTRY_VERSION,
     workdir,
+    shownWorkdir: config.AGENTRY_RUNNER_WORKDIR_SHOWN ?? workdir,
     stateDir,
   });
   // Before listening: a dispatch must not overtake the prompts a previous run left pending.

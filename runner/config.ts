@@ -13,6 +13,12 @@ export const RunnerConfigSchema = z.object({
   AGENTRY_RUNNER_HOST: z.string().min(1).default('0.0.0.0'),
   AGENTRY_RUNNER_WORKDIR: z.string().min(1).default('/code'),
   /**
+   * The working directory as events name it (the `cwd` of `init`): the process runtime runs the
+   * runner in a directory of the server's data directory, whose path must not reach API clients or
+   * share links; they see the workspace's `/code`. Default: AGENTRY_RUNNER_WORKDIR.
+   */
+  AGENTRY_RUNNER_WORKDIR_SHOWN: z.string().min(1).optional(),
+  /**
    * The runner's own state: each task's event log and prompt records. It must be on the workspace's
    * persistent disk (like the workdir), or a hibernated workspace forgets its tasks' history.
    */

@@ -16,6 +16,8 @@ export interface PromptQueueOptions {
   runExecutor: RunExecutor;
   state: RunnerState;
   workdir: string;
+  /** The working directory as events name it. */
+  shownWorkdir: string;
   stateDir: string;
   logger: Logger;
   now?: () => Date;

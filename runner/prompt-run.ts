@@ -8,6 +8,8 @@ import { prepareWorkspace, WorkspacePrepError } from './workspace-prep.js';
 
 export interface PromptRunContext {
   workdir: string;
+  /** The working directory as events name it (the `cwd` of `init`). */
+  shownWorkdir: string;
   stateDir: string;
   runExecutor: RunExecutor;
   logger: Logger;
@@ -81,6 +83,7 @@ export async function executePrompt(
       invocation: prompt.request.executor,
       prompt: prompt.request.text,
       cwd: context.workdir,
+      shownCwd: context.shownWorkdir,
       scratchDir,
       signal,
       onEvent: async (event) => {

@@ -27,6 +27,8 @@ export interface RunnerAppOptions {
   version: string;
   /** Absolute path of the directory agents work in (`/code` in a VM or pod). */
   workdir: string;
+  /** The working directory as events name it (docs/runtimes.md: `/code` in every runtime). */
+  shownWorkdir?: string;
   /** Absolute path of the runner's own state (event logs, prompt records) on the workspace disk. */
   stateDir: string;
   /** Runs a prompt with its executor; the real one unless a test says otherwise. */
@@ -75,6 +77,7 @@ export function createRunnerApp(options: RunnerAppOptions): RunnerApp {
     runExecutor: options.runExecutor ?? realRunExecutor,
     state: options.state,
     workdir,
+    shownWorkdir: options.shownWorkdir ?? workdir,
     stateDir,
     logger,
     now,

@@ -63,15 +63,16 @@ class Execution {
     private readonly run: ExecutorRun,
     private readonly options: Required<RunExecutorOptions>,
   ) {
-    const { invocation, cwd } = run;
+    const { invocation } = run;
+    const shownCwd = run.shownCwd ?? run.cwd;
     this.parser = this.options.createParser(invocation.format, {
-      cwd,
+      cwd: shownCwd,
       executor: invocation.name,
       model: invocation.model,
     });
     this.sink = new EventSink((event) => run.onEvent(event), {
       eventType: 'init',
-      payload: { cwd, executor: invocation.name, model: invocation.model ?? null },
+      payload: { cwd: shownCwd, executor: invocation.name, model: invocation.model ?? null },
     });
   }
 

@@ -17,6 +17,8 @@ export interface ExecutorRun {
   prompt: string;
   /** The working directory (`/code`). */
   cwd: string;
+  /** The working directory as events name it: `/code` also where `cwd` is a host directory. */
+  shownCwd?: string;
   /** A private directory for this prompt (the prompt file of `promptVia: file` goes here). */
   scratchDir: string;
   /** Aborting kills the executor's whole process group (SIGTERM, then SIGKILL after a grace period). */

@@ -99,6 +99,14 @@ describe('a task from creation to its result', () => {
     expect(record.prompts[0]).toMatchObject({ status: 'succeeded', finalResult: 'hello\nworld' });
   });
 
+  it("names the workspace's /code as the init event's cwd, never the server's data directory", async () => {
+    const task = await createTask({ prompt: 'echo here' });
+    const stream = await streamOf(task.id);
+    const init = stream.events.find((e) => e.eventType === 'init');
+    expect(init?.payload).toMatchObject({ cwd: '/code', executor: 'shell' });
+    expect(JSON.stringify(stream.events)).not.toContain(dir);
+  });
+
   it('ends failed when the command fails, with the reason on the prompt', async () => {
     const task = await createTask({ prompt: 'echo about to fail\nexit 3' }, undefined);
     const stream = await streamOf(task.id);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { WORKDIR } from '../program-layout.js';
 import type { WorkloadProgram } from '../types.js';
 import { errnoOf } from '../../../platform/errno.js';
 
@@ -74,6 +75,8 @@ export function processEnvironment(
         AGENTRY_RUNNER_PORT: '0',
         AGENTRY_RUNNER_HOST: '127.0.0.1',
         AGENTRY_RUNNER_WORKDIR: paths.code,
+        // Events name the workspace's /code, never the data directory's path (docs/runtimes.md).
+        AGENTRY_RUNNER_WORKDIR_SHOWN: WORKDIR,
         AGENTRY_RUNNER_STATE_DIR: paths.state,
       },
       identity: 'AGENTRY_RUNNER_WORKDIR',
