@@ -3,6 +3,7 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
@@ -129,17 +130,50 @@ export async function accountKubeconfig(namespace: string, account: string): Pro
   return path;
 }
 
-const children = new Set<ChildProcessWithoutNullStreams>();
+/** A started `agentry` command and the tail of what it printed (for the message when it does not stop). */
+interface Started {
+  command: string;
+  tail: string;
+}
 
-/** `agentry <args>` from source as a child process, stopped by `stopAll`. */
+const children = new Map<ChildProcessWithoutNullStreams, Started>();
+const TAIL_CHARS = 4_000;
+const STOP_DEADLINE_MS = 45_000;
+
+/**
+ * `agentry <args>` from source as a child process, stopped by `stopAll`. Its output is read all the
+ * time: a pipe nobody reads fills at 64 KiB, and Node's writes to a pipe block, so a chatty operator
+ * (another test's objects on the shared cluster) would hang at its next log line.
+ */
 export function startAgentry(args: string[], env: Record<string, string>): ChildProcessWithoutNullStreams {
   const child = spawnAgentry(args, env);
-  children.add(child);
+  const started: Started = { command: `agentry ${args.join(' ')}`, tail: '' };
+  const keep = (chunk: Buffer) => {
+    started.tail = (started.tail + chunk.toString()).slice(-TAIL_CHARS);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  children.set(child, started);
   child.once('exit', () => children.delete(child));
   return child;
 }
 
+/** SIGTERM, then the exit, within a deadline: a command that does not stop fails the test, named, with its last output. */
+async function stopWithin(child: ChildProcessWithoutNullStreams, started: Started): Promise<void> {
+  const deadline = new AbortController();
+  const late = delay(STOP_DEADLINE_MS, 'late' as const, { signal: deadline.signal }).catch(
+    () => 'stopped' as const,
+  );
+  const outcome = await Promise.race([stopChild(child).then(() => 'stopped' as const), late]);
+  deadline.abort();
+  if (outcome === 'stopped') return;
+  child.kill('SIGKILL');
+  throw new Error(
+    `${started.command} did not exit within ${STOP_DEADLINE_MS} ms of SIGTERM; its last output: ${started.tail}`,
+  );
+}
+
 /** Stops (SIGTERM) every child `startAgentry` started and waits for each to exit. */
 export async function stopAll(): Promise<void> {
-  await Promise.all([...children].map((child) => stopChild(child)));
+  await Promise.all([...children].map(([child, started]) => stopWithin(child, started)));
 }
