@@ -53,8 +53,21 @@ export async function request(method: Method, path: string, options: RequestOpti
     body: options.body === undefined ? null : JSON.stringify(options.body),
     signal: options.signal ?? null,
   });
-  const text = await response.text();
-  const body: unknown = text === '' ? undefined : JSON.parse(text);
+  const body = await jsonBodyOf(response);
   if (!response.ok) throw failureOf(response.status, body);
   return body;
+}
+
+/**
+ * The answer's JSON, or undefined when it has none: a 204, or a proxy's or the server's plain-text
+ * answer (a 502 page, the 503 of unbuilt pages), which must become an ApiFailure, not a SyntaxError.
+ */
+async function jsonBodyOf(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text === '' || !(response.headers.get('content-type') ?? '').includes('json')) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
