@@ -6,20 +6,24 @@ export * from './agent-computer/types.js';
 export * from './task/types.js';
 export * from './webhook/types.js';
 export * from './context-lake/types.js';
+export * from './workspace-pool/types.js';
 export * from './organization/conditions.js';
 export * from './agent-computer/conditions.js';
 export * from './task/conditions.js';
 export * from './context-lake/conditions.js';
+export * from './workspace-pool/conditions.js';
 
 import { AgentComputerType } from './agent-computer/types.js';
 import { ContextLakeType } from './context-lake/types.js';
 import { OrganizationType } from './organization/types.js';
 import { TaskType } from './task/types.js';
 import { WebhookType } from './webhook/types.js';
+import { WorkspacePoolType } from './workspace-pool/types.js';
 import { AgentComputerConditionCatalog } from './agent-computer/conditions.js';
 import { ContextLakeConditionCatalog } from './context-lake/conditions.js';
 import { OrganizationConditionCatalog } from './organization/conditions.js';
 import { TaskConditionCatalog } from './task/conditions.js';
+import { WorkspacePoolConditionCatalog } from './workspace-pool/conditions.js';
 
 /** Every Agentry custom resource kind, in the order the CRD files are written. */
 export const AGENTRY_RESOURCE_TYPES = [
@@ -28,6 +32,7 @@ export const AGENTRY_RESOURCE_TYPES = [
   TaskType,
   ContextLakeType,
   WebhookType,
+  WorkspacePoolType,
 ] as const;
 export * from './task/status.js';
 
@@ -37,4 +42,5 @@ export const AGENTRY_CONDITION_CATALOGS = [
   AgentComputerConditionCatalog,
   TaskConditionCatalog,
   ContextLakeConditionCatalog,
+  WorkspacePoolConditionCatalog,
 ] as const;

@@ -4,6 +4,7 @@ import { conditionsDescription } from '../condition-catalog.js';
 import { defineCustomResource } from '../resource.js';
 import type { CustomResource } from '../resource.js';
 import { OrganizationConditionCatalog } from './conditions.js';
+import { WorkspacePoolSpecSchema } from '../workspace-pool/types.js';
 
 /** Executors every Agentry install knows; operators may configure more (docs/api.md#tasks). */
 export const BUILTIN_EXECUTORS = ['claude', 'gemini', 'codex', 'opencode', 'shell'] as const;
@@ -57,6 +58,9 @@ export const OrganizationSpecSchema = z
       })
       .default({ default: 'claude', disabled: [] })
       .describe('Which agent CLIs (executors) tasks of the organization use.'),
+    workspacePool: WorkspacePoolSpecSchema.optional().describe(
+      "The organization's warm pool: the operator keeps a WorkspacePool named default in its namespace with this spec (minReady 0 turns the installation's default pool off for it). Omitted: the installation's default pool (chart value workspacePool.default), or none.",
+    ),
     allowPrivateWebhookTargets: z
       .boolean()
       .default(false)
