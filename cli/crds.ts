@@ -1,7 +1,12 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { AGENTRY_CONDITION_CATALOGS, AGENTRY_RESOURCE_TYPES } from '../crds/index.js';
+import {
+  AGENTRY_CONDITION_CATALOGS,
+  AGENTRY_EVENT_CATALOGS,
+  AGENTRY_RESOURCE_TYPES,
+  eventsMarkdown,
+} from '../crds/index.js';
 import { conditionsMarkdown } from '../crds/condition-catalog.js';
 import { crdFileName, customResourceDefinitionYaml } from '../crds/generate.js';
 import type { CliCommand } from './command.js';
@@ -22,7 +27,7 @@ export const CONDITIONS_DOC = join('docs', 'conditions.md');
 
 export const generateConditionsDoc = (): GeneratedFile => ({
   path: CONDITIONS_DOC,
-  content: conditionsMarkdown(AGENTRY_CONDITION_CATALOGS),
+  content: `${conditionsMarkdown(AGENTRY_CONDITION_CATALOGS)}\n${eventsMarkdown(AGENTRY_EVENT_CATALOGS)}`,
 });
 
 export function generateCrdFiles(dir = GENERATED_CRD_DIR): GeneratedFile[] {

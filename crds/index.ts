@@ -12,6 +12,10 @@ export * from './agent-computer/conditions.js';
 export * from './task/conditions.js';
 export * from './context-lake/conditions.js';
 export * from './workspace-pool/conditions.js';
+export * from './event-catalog.js';
+export * from './agent-computer/events.js';
+export * from './task/events.js';
+export * from './context-lake/events.js';
 
 import { AgentComputerType } from './agent-computer/types.js';
 import { ContextLakeType } from './context-lake/types.js';
@@ -44,3 +48,19 @@ export const AGENTRY_CONDITION_CATALOGS = [
   ContextLakeConditionCatalog,
   WorkspacePoolConditionCatalog,
 ] as const;
+
+import type { EventCatalog } from './event-catalog.js';
+import { AgentComputerEventCatalog } from './agent-computer/events.js';
+import { ContextLakeEventCatalog } from './context-lake/events.js';
+import { TaskEventCatalog } from './task/events.js';
+
+/** The Kubernetes Events of every kind the operator records any on, in the order docs/conditions.md lists them. */
+export const AGENTRY_EVENT_CATALOGS = [
+  AgentComputerEventCatalog,
+  TaskEventCatalog,
+  ContextLakeEventCatalog,
+] as const;
+
+/** Every reason of an Event the operator records: the recorder accepts only these. */
+export type EventReason = ReasonsOfCatalog<(typeof AGENTRY_EVENT_CATALOGS)[number]>;
+type ReasonsOfCatalog<C> = C extends EventCatalog<infer D> ? keyof D & string : never;

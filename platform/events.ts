@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { EventType } from '../crds/index.js';
-import type { KubeObject } from '../crds/index.js';
+import type { EventReason, KubeObject } from '../crds/index.js';
 import type { Logger } from './log.js';
 import type { ResourceStore } from './store/types.js';
 
@@ -22,7 +22,7 @@ export class EventRecorder {
     private readonly options: { component: string; logger: Logger; now?: () => Date },
   ) {}
 
-  async record(object: KubeObject, type: EventKind, reason: string, message: string): Promise<void> {
+  async record(object: KubeObject, type: EventKind, reason: EventReason, message: string): Promise<void> {
     const now = this.options.now?.() ?? new Date();
     const namespace = object.metadata.namespace ?? 'default';
     const key = `${object.kind}/${namespace}/${object.metadata.name}/${object.metadata.uid ?? ''}/${reason}/${message}`;

@@ -1,5 +1,6 @@
 import {
   AgentComputerConditions,
+  AgentComputerEventReasons,
   AgentComputerType,
   HIBERNATED_BY_ANNOTATION,
   SecretType,
@@ -213,7 +214,7 @@ export class AgentComputerReconciler implements Reconciler {
     await this.options.events?.record(
       ac,
       'Normal',
-      'IdleTimeout',
+      AgentComputerEventReasons.IdleTimeout,
       `no activity for ${ac.spec.idleTimeout}; hibernating`,
     );
     return true;
@@ -238,18 +239,23 @@ export class AgentComputerReconciler implements Reconciler {
     const became = (type: AgentComputerConditionType) =>
       isTrue({ ...ac, status: next }, type) && !isTrue(ac, type);
     if (next.provisionError !== undefined && next.provisionError !== ac.status?.provisionError) {
-      await events.record(ac, 'Warning', 'ProvisionFailed', next.provisionError);
+      await events.record(ac, 'Warning', AgentComputerEventReasons.ProvisionFailed, next.provisionError);
     }
     if (became(Ready)) {
       await events.record(
         ac,
         'Normal',
-        'RunnerReady',
+        AgentComputerEventReasons.RunnerReady,
         `the runner in ${next.sandboxId ?? 'the workload'} is ready`,
       );
     }
     if (became(Hibernated)) {
-      await events.record(ac, 'Normal', 'Hibernated', 'the workload is stopped; its disk is kept');
+      await events.record(
+        ac,
+        'Normal',
+        AgentComputerEventReasons.Hibernated,
+        'the workload is stopped; its disk is kept',
+      );
     }
   }
 

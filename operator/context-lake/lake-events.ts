@@ -1,11 +1,16 @@
-import { ContextLakeConditions, ContextLakeReasons, HIBERNATED_BY_ANNOTATION } from '../../crds/index.js';
-import type { ContextLake, ContextLakeStatus, VmStatus } from '../../crds/index.js';
+import {
+  ContextLakeConditions,
+  ContextLakeEventReasons,
+  ContextLakeReasons,
+  HIBERNATED_BY_ANNOTATION,
+} from '../../crds/index.js';
+import type { ContextLake, EventReason, ContextLakeStatus, VmStatus } from '../../crds/index.js';
 import type { EventKind, EventRecorder } from '../../platform/events.js';
 import type { LakePass } from './status.js';
 
 interface LakeEvent {
   type: EventKind;
-  reason: string;
+  reason: EventReason;
   message: string;
 }
 
@@ -16,7 +21,7 @@ const readyOf = (status: ContextLakeStatus | undefined) =>
 const VM_EVENTS: Partial<Record<VmStatus, (after: ContextLake, pass: LakePass) => LakeEvent>> = {
   running: (_after, pass) => ({
     type: 'Normal',
-    reason: 'LakeStarted',
+    reason: ContextLakeEventReasons.LakeStarted,
     message: `the lake server in ${pass.workload?.sandboxId ?? 'its workload'} is running`,
   }),
   paused: (after) => {
@@ -24,13 +29,13 @@ const VM_EVENTS: Partial<Record<VmStatus, (after: ContextLake, pass: LakePass) =
     const why = idle ? ' after its idle timeout' : '';
     return {
       type: 'Normal',
-      reason: 'LakeHibernated',
+      reason: ContextLakeEventReasons.LakeHibernated,
       message: `the lake server is stopped${why}; its disk is kept`,
     };
   },
   error: (after) => ({
     type: 'Warning',
-    reason: 'ProvisionFailed',
+    reason: ContextLakeEventReasons.ProvisionFailed,
     message: readyOf(after.status)?.message ?? 'the lake cannot start',
   }),
 };
@@ -47,10 +52,10 @@ function readyTransition(before: ContextLake, after: ContextLake): LakeEvent | u
   if (is === undefined) return undefined;
   const newGeneration = was?.status !== 'True' || was.observedGeneration !== is.observedGeneration;
   if (is.status === 'True' && newGeneration)
-    return { type: 'Normal', reason: 'ConfigApplied', message: is.message };
+    return { type: 'Normal', reason: ContextLakeEventReasons.ConfigApplied, message: is.message };
   const { ConfigInvalid } = ContextLakeReasons;
   if (is.reason === ConfigInvalid && was?.reason !== ConfigInvalid)
-    return { type: 'Warning', reason: 'ConfigInvalid', message: is.message };
+    return { type: 'Warning', reason: ContextLakeEventReasons.ConfigInvalid, message: is.message };
   return undefined;
 }
 
@@ -61,7 +66,7 @@ function datasetFailures(before: ContextLake, after: ContextLake): LakeEvent[] {
     )
     .map(([name, dataset]): LakeEvent => ({
       type: 'Warning',
-      reason: 'DatasetFailed',
+      reason: ContextLakeEventReasons.DatasetFailed,
       message: `dataset ${name}: ${dataset.error ?? 'loading failed'}`,
     }));
 }

@@ -1,6 +1,7 @@
 import {
   CONTEXT_LAKE_SECRET_NAME,
   ContextLakeConditions,
+  ContextLakeEventReasons,
   ContextLakeReasons,
   ContextLakeType,
   HIBERNATED_BY_ANNOTATION,
@@ -235,7 +236,7 @@ export class ContextLakeReconciler implements Reconciler {
     await this.options.events?.record(
       lake,
       'Normal',
-      'IdleTimeout',
+      ContextLakeEventReasons.IdleTimeout,
       `no query for ${lake.spec.idleTimeout}; hibernating`,
     );
     return true;

@@ -1,4 +1,10 @@
-import { AgentComputerType, HIBERNATED_BY_ANNOTATION, TaskType, isTerminal } from '../../crds/index.js';
+import {
+  AgentComputerEventReasons,
+  AgentComputerType,
+  HIBERNATED_BY_ANNOTATION,
+  TaskType,
+  isTerminal,
+} from '../../crds/index.js';
 import type { AgentComputer, PromptStatusEntry, Task } from '../../crds/index.js';
 import type { EventRecorder } from '../../platform/events.js';
 import type { ResourceStore } from '../../platform/store/types.js';
@@ -73,7 +79,7 @@ export async function hibernateEphemeralWorkspace(
   await events?.record(
     workspace,
     'Normal',
-    'WorkspaceHibernated',
+    AgentComputerEventReasons.WorkspaceHibernated,
     'its task has no prompt to run; hibernating',
   );
 }

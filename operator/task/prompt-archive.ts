@@ -1,4 +1,4 @@
-import { TaskConditions, TaskReasons, isTerminal } from '../../crds/index.js';
+import { TaskConditions, TaskEventReasons, TaskReasons, isTerminal } from '../../crds/index.js';
 import type { PromptStatusEntry, Task, TaskStatus } from '../../crds/index.js';
 import type { EventRecorder } from '../../platform/events.js';
 import type { Logger } from '../../platform/log.js';
@@ -181,7 +181,7 @@ export class PromptArchiver {
       { err, task: pass.task.metadata.name, attempts },
       'archiving a task failed; retrying',
     );
-    await this.options.events?.record(pass.task, 'Warning', 'ArchiveFailed', message);
+    await this.options.events?.record(pass.task, 'Warning', TaskEventReasons.ArchiveFailed, message);
     return {
       condition: { status: 'False', reason: TaskReasons.ArchiveFailed, message },
       retryAfterMs: Math.min(RETRY_BASE_MS * 2 ** Math.min(attempts - 1, 10), RETRY_MAX_MS),

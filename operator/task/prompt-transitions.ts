@@ -1,5 +1,6 @@
 import { entriesOf } from './prompt-progress.js';
 import type { TaskMetrics } from './metrics.js';
+import { TaskEventReasons } from '../../crds/index.js';
 import type { PromptStatusEntry, Task } from '../../crds/index.js';
 import type { EventRecorder } from '../../platform/events.js';
 import type { Logger } from '../../platform/log.js';
@@ -42,9 +43,9 @@ export async function recordPromptTransitions(
 }
 
 const EVENT_OF_END = {
-  succeeded: { kind: 'Normal', reason: 'PromptSucceeded' },
-  failed: { kind: 'Warning', reason: 'PromptFailed' },
-  canceled: { kind: 'Normal', reason: 'PromptCanceled' },
+  succeeded: { kind: 'Normal', reason: TaskEventReasons.PromptSucceeded },
+  failed: { kind: 'Warning', reason: TaskEventReasons.PromptFailed },
+  canceled: { kind: 'Normal', reason: TaskEventReasons.PromptCanceled },
 } as const;
 
 async function recordOne(
@@ -61,7 +62,12 @@ async function recordOne(
     case 'running':
       if (submittedAt !== undefined && entry.startedAt !== undefined)
         metrics?.startLatency.labels(executor).observe(seconds(submittedAt, entry.startedAt));
-      await events?.record(task, 'Normal', 'PromptStarted', `prompt ${entry.id} is running (${executor})`);
+      await events?.record(
+        task,
+        'Normal',
+        TaskEventReasons.PromptStarted,
+        `prompt ${entry.id} is running (${executor})`,
+      );
       return;
     case 'succeeded':
     case 'failed':

@@ -1,5 +1,6 @@
 import {
   AgentComputerConditions,
+  AgentComputerEventReasons,
   AgentComputerType,
   HIBERNATED_BY_ANNOTATION,
   TaskReasons,
@@ -175,7 +176,7 @@ export class TaskReconciler implements Reconciler {
     await this.options.events?.record(
       workspace,
       'Normal',
-      'WorkspaceResumed',
+      AgentComputerEventReasons.WorkspaceResumed,
       'a prompt is waiting; resuming',
     );
   }

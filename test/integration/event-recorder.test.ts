@@ -65,7 +65,7 @@ describe('EventRecorder', () => {
     const recorder = new EventRecorder(store, { component: 'c', logger: createLogger({ level: 'silent' }) });
     const object = await subject();
     await store.close();
-    await expect(recorder.record(object, 'Normal', 'X', 'y')).resolves.toBeUndefined();
+    await expect(recorder.record(object, 'Normal', 'RunnerReady', 'y')).resolves.toBeUndefined();
     store = await EmbeddedStore.open(dir);
   });
 });

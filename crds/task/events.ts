@@ -1,0 +1,19 @@
+import { defineEvents } from '../event-catalog.js';
+
+/** Kubernetes Events recorded on a Task. */
+export const TaskEventCatalog = defineEvents('Task', {
+  PromptStarted: {
+    type: 'Normal',
+    doc: 'a prompt started running on the workspace (the message names the executor)',
+  },
+  PromptSucceeded: { type: 'Normal', doc: 'a prompt ended with a result' },
+  PromptFailed: { type: 'Warning', doc: 'a prompt ended with an error; the message says which' },
+  PromptCanceled: { type: 'Normal', doc: 'a prompt was canceled' },
+  ArchiveFailed: {
+    type: 'Warning',
+    doc: "a finished prompt's events or artifacts could not be copied to object storage; the operator retries",
+  },
+});
+
+/** Event reasons of a Task. */
+export const TaskEventReasons = TaskEventCatalog.reasons;
