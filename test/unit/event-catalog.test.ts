@@ -1,11 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { AGENTRY_EVENT_CATALOGS, defineEvents, eventsMarkdown } from '../../crds/index.js';
+import type { EventDocs } from '../../crds/index.js';
 
 describe('Kubernetes Event reasons', () => {
   it('gives a reason named by several kinds the same type everywhere', () => {
     const typeOf = new Map<string, string>();
     for (const catalog of AGENTRY_EVENT_CATALOGS) {
-      for (const [reason, { type }] of Object.entries(catalog.docs)) {
+      const docs: EventDocs = catalog.docs;
+      for (const [reason, { type }] of Object.entries(docs)) {
         expect(`${reason}: ${typeOf.get(reason) ?? type}`).toBe(`${reason}: ${type}`);
         typeOf.set(reason, type);
       }
