@@ -26,14 +26,12 @@ export function defineEvents<const D extends EventDocs>(kind: string, docs: D): 
   return { kind, docs, reasons: reasons as EventCatalog<D>['reasons'] };
 }
 
-/** The Events section of docs/conditions.md: one table per kind. */
+/** The Events section of docs/conditions.md: one list per kind. */
 export function eventsMarkdown(catalogs: readonly EventCatalog[]): string {
   const sections = catalogs.flatMap((catalog) => [
     `## ${catalog.kind} events`,
     '',
-    '| reason | type | recorded when |',
-    '| --- | --- | --- |',
-    ...Object.entries(catalog.docs).map(([reason, { type, doc }]) => `| \`${reason}\` | ${type} | ${doc} |`),
+    ...Object.entries(catalog.docs).map(([reason, { type, doc }]) => `- \`${reason}\` (${type}): ${doc}`),
     '',
   ]);
   return [

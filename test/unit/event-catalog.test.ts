@@ -14,7 +14,7 @@ describe('Kubernetes Event reasons', () => {
     }
   });
 
-  it('documents every reason with its type in one table per kind', () => {
+  it('documents every reason with its type in one list per kind', () => {
     const catalog = defineEvents('Thing', {
       Started: { type: 'Normal', doc: 'it started' },
       Broke: { type: 'Warning', doc: 'it broke' },
@@ -22,7 +22,7 @@ describe('Kubernetes Event reasons', () => {
     expect(catalog.reasons.Broke).toBe('Broke');
     const page = eventsMarkdown([catalog]);
     expect(page).toContain('## Thing events');
-    expect(page).toContain('| `Started` | Normal | it started |');
-    expect(page).toContain('| `Broke` | Warning | it broke |');
+    expect(page).toContain('- `Started` (Normal): it started');
+    expect(page).toContain('- `Broke` (Warning): it broke');
   });
 });
