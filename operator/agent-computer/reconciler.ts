@@ -13,6 +13,7 @@ import type {
   Runtime,
   Task,
 } from '../../crds/index.js';
+import { describeError } from '../../platform/describe-error.js';
 import { parseDuration } from '../../platform/duration.js';
 import type { EventRecorder } from '../../platform/events.js';
 import { artifactPrefix } from '../../platform/objectstore/keys.js';
@@ -105,7 +106,7 @@ export class AgentComputerReconciler implements Reconciler {
       const context = { tokenSecretName: tokenSecretName(current), token, tokenStored, cache: caches };
       [observation] = await Promise.all([runtime.apply(current, context, signal), tokenStored]);
     } catch (err) {
-      failure = describeFailure(err);
+      failure = describeError(err);
       this.options.logger.warn({ err, agentComputer: request }, 'converging the workload failed');
     }
     const status = this.withActivity(
@@ -274,13 +275,3 @@ export class AgentComputerReconciler implements Reconciler {
 }
 
 const isoMillis = (date: Date): string => date.toISOString();
-
-/** An error and its causes in one line: "ensuring Service x: ... : the range is full" says why. */
-function describeFailure(err: unknown): string {
-  const parts: string[] = [];
-  for (let current: unknown = err; current !== undefined && parts.length < 5;) {
-    parts.push(current instanceof Error ? current.message : JSON.stringify(current));
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  return parts.join(': ');
-}

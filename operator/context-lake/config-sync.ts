@@ -3,7 +3,7 @@ import { CONTEXT_LAKE_SECRET_NAME } from '../../crds/index.js';
 import type { ContextLake, Secret } from '../../crds/index.js';
 import { LakeClient, LakeRequestError } from '../../platform/lake-client.js';
 import type { LakeStatus } from '../../platform/lake-protocol.js';
-import { describeError as describe } from '../runtimes/process/errors.js';
+import { describeError as describe } from '../../platform/describe-error.js';
 import { redactSecrets, resolveLakeConfig } from './resolve-config.js';
 
 /** What talking to a running lake server found. Every message is free of credential values. */

@@ -21,7 +21,7 @@ import { recordLakeTransitions } from './lake-events.js';
 import { updateStatus } from '../controller/status-writer.js';
 import { ensureWorkloadToken } from '../runtimes/workload-token.js';
 import { deleteControlled } from '../runtimes/ensure-object.js';
-import { describeError } from '../runtimes/process/errors.js';
+import { describeError } from '../../platform/describe-error.js';
 import type { WorkloadRuntime } from '../runtimes/types.js';
 import { workloadLabels } from '../runtimes/types.js';
 import { computeLakeStatus, mergeLakeStatus } from './status.js';

@@ -9,6 +9,7 @@ import { archivePromptEvents } from './artifacts/event-archive.js';
 import { WorkspaceLocks } from './artifacts/workspace-locks.js';
 import { setCondition } from '../../crds/conditions.js';
 import type { TaskMetrics } from './metrics.js';
+import { describeError } from '../../platform/describe-error.js';
 
 /** Retries of a failed archive or sync: 2 s doubling to 5 min. */
 const RETRY_BASE_MS = 2_000;
@@ -46,7 +47,7 @@ const owesEvents = (entry: PromptStatusEntry): boolean =>
   isTerminal(entry.status) && entry.archivedAt === undefined;
 const owesSync = (entry: PromptStatusEntry): boolean =>
   isTerminal(entry.status) && entry.artifactsSyncedAt === undefined;
-const describe = (err: unknown): string => (err instanceof Error ? err.message : String(err)).slice(0, 500);
+const describe = (err: unknown): string => describeError(err, 500);
 
 /** A prompt that ended before it reached the runner has no events and changed no file: nothing is owed. */
 function settleUndispatched(pass: ArchivePass): void {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeError } from './errors.js';
+import { describeError } from '../../../platform/describe-error.js';
 
 const HealthSchema = z.object({ status: z.literal('ok') });
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { describeError } from './errors.js';
+import { describeError } from '../../../platform/describe-error.js';
 import { sandboxBaseArgs } from './sandbox.js';
 
 /** What an administrator reads in the AgentComputer's status when confinement cannot work here. */

@@ -4,7 +4,7 @@ import { ObservationReasons } from '../types.js';
 import type { WorkloadObservation, WorkloadProgram } from '../types.js';
 import { Backoff } from './backoff.js';
 import type { BackoffOptions } from './backoff.js';
-import { describeError } from './errors.js';
+import { describeError } from '../../../platform/describe-error.js';
 import { ListeningLineScanner, lastLogLine, spawnRunner } from './child.js';
 import type { RunnerCommand } from './child.js';
 import { probeRunnerHealth } from './health.js';

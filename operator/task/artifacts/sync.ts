@@ -10,6 +10,7 @@ import type { RunnerClient } from '../../../platform/runner-client.js';
 import type { ArtifactBase, ArtifactBaseEntry } from '../../../platform/runner-protocol.js';
 import { planArtifactSync, unquoteEtag } from './sync-plan.js';
 import type { RunnerSide, StoreSide, SyncAction } from './sync-plan.js';
+import { describeError } from '../../../platform/describe-error.js';
 
 /** Where the counts of a sync go (operator/task/metrics.ts implements it). */
 export interface ArtifactSyncMetrics {
@@ -134,7 +135,7 @@ async function execute(
   }
 }
 
-const describe = (err: unknown): string => (err instanceof Error ? err.message : String(err)).slice(0, 300);
+const describe = (err: unknown): string => describeError(err, 300);
 
 /**
  * One two-way sync of a workspace's /code/artifacts with object storage (three-way against the
