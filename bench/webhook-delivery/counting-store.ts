@@ -1,53 +1,23 @@
 // A store that counts the controller's status writes and their conflicts, by kind.
 import type { KubeObject, ResourceType } from '../../crds/resource.js';
 import { isStoreError } from '../../platform/store/types.js';
-import type {
-  DeleteOptions,
-  ListOptions,
-  ListResult,
-  ResourceStore,
-  StatusWriteOptions,
-  Watch,
-  WatchEvent,
-  WatchOptions,
-} from '../../platform/store/types.js';
+import type { ResourceStore, StatusWriteOptions } from '../../platform/store/types.js';
+import { DelegatingStore } from '../../test/support/delegating-store.js';
 
-export class CountingStore implements ResourceStore {
+export class CountingStore extends DelegatingStore {
   readonly writes = new Map<string, number>();
   readonly conflicts = new Map<string, number>();
 
-  constructor(private readonly inner: ResourceStore) {}
+  constructor(inner: ResourceStore) {
+    super(inner);
+  }
 
   reset(): void {
     this.writes.clear();
     this.conflicts.clear();
   }
 
-  get<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string) {
-    return this.inner.get(type, namespace, name);
-  }
-
-  list<T extends KubeObject>(type: ResourceType<T>, options?: ListOptions): Promise<ListResult<T>> {
-    return this.inner.list(type, options);
-  }
-
-  watch<T extends KubeObject>(
-    type: ResourceType<T>,
-    options: WatchOptions,
-    onEvent: (event: WatchEvent<T>) => void,
-  ): Promise<Watch> {
-    return this.inner.watch(type, options, onEvent);
-  }
-
-  create<T extends KubeObject>(type: ResourceType<T>, object: T): Promise<T> {
-    return this.inner.create(type, object);
-  }
-
-  replace<T extends KubeObject>(type: ResourceType<T>, object: T): Promise<T> {
-    return this.inner.replace(type, object);
-  }
-
-  async replaceStatus<T extends KubeObject>(
+  override async replaceStatus<T extends KubeObject>(
     type: ResourceType<T>,
     object: T,
     options?: StatusWriteOptions,
@@ -61,18 +31,5 @@ export class CountingStore implements ResourceStore {
         this.conflicts.set(type.kind, (this.conflicts.get(type.kind) ?? 0) + 1);
       throw err;
     }
-  }
-
-  delete<T extends KubeObject>(
-    type: ResourceType<T>,
-    namespace: string | undefined,
-    name: string,
-    options?: DeleteOptions,
-  ): Promise<T | undefined> {
-    return this.inner.delete(type, namespace, name, options);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }

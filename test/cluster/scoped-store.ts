@@ -13,6 +13,7 @@ import type {
   WatchEvent,
   WatchOptions,
 } from '../../platform/store/types.js';
+import { DelegatingStore } from '../support/delegating-store.js';
 
 /** What an operator under test may see: namespaced objects in `namespaces`, these Organizations. */
 export interface OperatorScope {
@@ -25,25 +26,26 @@ export interface OperatorScope {
  * those namespaces would see; reads by name and writes pass through. It records every write but
  * those to Leases (leader election), so a test can tell which operator acted.
  */
-export class ScopedStore implements ResourceStore {
+export class ScopedStore extends DelegatingStore {
   /** `verb Kind namespace/name` of each write made through this store, Leases excepted. */
   readonly writes: string[] = [];
 
   constructor(
-    private readonly inner: ResourceStore,
+    inner: ResourceStore,
     private readonly scope: OperatorScope,
-  ) {}
-
-  get<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string) {
-    return this.inner.get(type, namespace, name);
+  ) {
+    super(inner);
   }
 
-  async list<T extends KubeObject>(type: ResourceType<T>, options?: ListOptions): Promise<ListResult<T>> {
+  override async list<T extends KubeObject>(
+    type: ResourceType<T>,
+    options?: ListOptions,
+  ): Promise<ListResult<T>> {
     const result = await this.inner.list(type, options);
     return { ...result, items: result.items.filter((object) => this.inScope(type, object)) };
   }
 
-  watch<T extends KubeObject>(
+  override watch<T extends KubeObject>(
     type: ResourceType<T>,
     options: WatchOptions,
     onEvent: (event: WatchEvent<T>) => void,
@@ -53,17 +55,17 @@ export class ScopedStore implements ResourceStore {
     });
   }
 
-  create<T extends KubeObject>(type: ResourceType<T>, object: T): Promise<T> {
+  override create<T extends KubeObject>(type: ResourceType<T>, object: T): Promise<T> {
     this.record('create', type, object.metadata.namespace, object.metadata.name);
     return this.inner.create(type, object);
   }
 
-  replace<T extends KubeObject>(type: ResourceType<T>, object: T): Promise<T> {
+  override replace<T extends KubeObject>(type: ResourceType<T>, object: T): Promise<T> {
     this.record('replace', type, object.metadata.namespace, object.metadata.name);
     return this.inner.replace(type, object);
   }
 
-  replaceStatus<T extends KubeObject>(
+  override replaceStatus<T extends KubeObject>(
     type: ResourceType<T>,
     object: T,
     options?: StatusWriteOptions,
@@ -72,7 +74,7 @@ export class ScopedStore implements ResourceStore {
     return this.inner.replaceStatus(type, object, options);
   }
 
-  delete<T extends KubeObject>(
+  override delete<T extends KubeObject>(
     type: ResourceType<T>,
     namespace: string | undefined,
     name: string,
@@ -80,10 +82,6 @@ export class ScopedStore implements ResourceStore {
   ): Promise<T | undefined> {
     this.record('delete', type, namespace, name);
     return this.inner.delete(type, namespace, name, options);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
   }
 
   private inScope(type: ResourceType, object: KubeObject): boolean {

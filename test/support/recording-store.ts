@@ -7,10 +7,8 @@ import type {
   ListResult,
   ResourceStore,
   StatusWriteOptions,
-  Watch,
-  WatchEvent,
-  WatchOptions,
 } from '../../platform/store/types.js';
+import { DelegatingStore } from './delegating-store.js';
 
 export interface RecordedCall {
   method: 'get' | 'list' | 'create' | 'replace' | 'replaceStatus' | 'delete';
@@ -19,12 +17,14 @@ export interface RecordedCall {
   round: number;
 }
 
-export class RecordingStore implements ResourceStore {
+export class RecordingStore extends DelegatingStore {
   calls: RecordedCall[] = [];
   rounds = 0;
   private inFlight = 0;
 
-  constructor(private readonly inner: ResourceStore) {}
+  constructor(inner: ResourceStore) {
+    super(inner);
+  }
 
   /** Forgets what was recorded (the caches' start, say). */
   reset(): void {
@@ -37,31 +37,27 @@ export class RecordingStore implements ResourceStore {
     return this.calls.map((call) => `${call.round}: ${call.method} ${call.kind}`);
   }
 
-  get<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string) {
+  override get<T extends KubeObject>(
+    type: ResourceType<T>,
+    namespace: string | undefined,
+    name: string,
+  ): Promise<T | undefined> {
     return this.record('get', type, () => this.inner.get(type, namespace, name));
   }
 
-  list<T extends KubeObject>(type: ResourceType<T>, options?: ListOptions): Promise<ListResult<T>> {
+  override list<T extends KubeObject>(type: ResourceType<T>, options?: ListOptions): Promise<ListResult<T>> {
     return this.record('list', type, () => this.inner.list(type, options));
   }
 
-  watch<T extends KubeObject>(
-    type: ResourceType<T>,
-    options: WatchOptions,
-    onEvent: (event: WatchEvent<T>) => void,
-  ): Promise<Watch> {
-    return this.inner.watch(type, options, onEvent);
-  }
-
-  create<T extends KubeObject>(type: ResourceType<T>, object: T): Promise<T> {
+  override create<T extends KubeObject>(type: ResourceType<T>, object: T): Promise<T> {
     return this.record('create', type, () => this.inner.create(type, object));
   }
 
-  replace<T extends KubeObject>(type: ResourceType<T>, object: T): Promise<T> {
+  override replace<T extends KubeObject>(type: ResourceType<T>, object: T): Promise<T> {
     return this.record('replace', type, () => this.inner.replace(type, object));
   }
 
-  replaceStatus<T extends KubeObject>(
+  override replaceStatus<T extends KubeObject>(
     type: ResourceType<T>,
     object: T,
     options?: StatusWriteOptions,
@@ -69,17 +65,13 @@ export class RecordingStore implements ResourceStore {
     return this.record('replaceStatus', type, () => this.inner.replaceStatus(type, object, options));
   }
 
-  delete<T extends KubeObject>(
+  override delete<T extends KubeObject>(
     type: ResourceType<T>,
     namespace: string | undefined,
     name: string,
     options?: DeleteOptions,
   ): Promise<T | undefined> {
     return this.record('delete', type, () => this.inner.delete(type, namespace, name, options));
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
   }
 
   private async record<R>(
