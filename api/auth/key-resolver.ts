@@ -3,6 +3,8 @@ import { organizationNamespace } from '../../crds/index.js';
 import { ApiError } from '../errors.js';
 import type { ReadModel } from '../read-model.js';
 import type { SessionCookies } from '../web/session-cookie.js';
+import { revokeSessions, sessionsRevokedAt } from '../web/session-revocation.js';
+import type { ResourceStore } from '../../platform/store/types.js';
 import { apiKeyIdOfHash, apiKeySecretName, cachedApiKeyReader, checkApiKey, hashApiKey } from './api-keys.js';
 import type { ApiKeyRecord } from './api-keys.js';
 import type { Principal } from './principal.js';
@@ -16,6 +18,8 @@ export interface ResolvedKey {
 
 export interface KeyResolverOptions {
   readModel: ReadModel;
+  /** Where sign-out records that a key's sessions are over (an annotation on its Secret). */
+  store: ResourceStore;
   controlNamespace: string;
   now?: () => Date;
 }
@@ -27,6 +31,8 @@ export interface KeyResolver {
   byKey(key: string): ResolvedKey;
   /** The caller of a session cookie, or undefined when it is forged, expired, or its key is gone or expired. */
   bySession(cookies: SessionCookies, value: string): (ResolvedKey & { sessionExpiresAt: Date }) | undefined;
+  /** Sign-out: ends every session of the cookie's key that began until now; a cookie that is no session ends nothing. */
+  endSessions(cookies: SessionCookies, value: string): Promise<void>;
 }
 
 const invalidKey = (): ApiError => new ApiError('invalid_api_key', 'The API key is invalid');
@@ -54,8 +60,27 @@ export function keyResolver(options: KeyResolverOptions): KeyResolver {
     };
   }
 
+  /** The cookie's claim and its key's Secret, when the cookie is genuine, unexpired and not signed out. */
+  function verifiedSession(cookies: SessionCookies, value: string, at: Date) {
+    const claim = cookies.read(value, at);
+    const secret = claim === undefined ? undefined : secretOf(claim.keyId);
+    if (claim === undefined || secret === undefined) return undefined;
+    if (!cookies.verify(value, claim, secret.metadata.uid ?? '')) return undefined;
+    const revokedAt = sessionsRevokedAt(secret);
+    if (revokedAt !== undefined && claim.issuedAt.getTime() <= revokedAt) return undefined;
+    return { claim, secret };
+  }
+
   return {
     now,
+    async endSessions(cookies, value) {
+      const at = now();
+      const session = verifiedSession(cookies, value, at);
+      if (session === undefined) return;
+      await revokeSessions(options.store, session.secret, at, (written) =>
+        options.readModel.apiKeys.observe(written),
+      );
+    },
     byKey(key) {
       const hash = hashApiKey(key);
       const keyId = apiKeyIdOfHash(hash);
@@ -72,10 +97,9 @@ export function keyResolver(options: KeyResolverOptions): KeyResolver {
     },
     bySession(cookies, value) {
       const at = now();
-      const claim = cookies.read(value, at);
-      const secret = claim === undefined ? undefined : secretOf(claim.keyId);
-      if (claim === undefined || secret === undefined) return undefined;
-      if (!cookies.verify(value, claim, secret.metadata.uid ?? '')) return undefined;
+      const session = verifiedSession(cookies, value, at);
+      if (session === undefined) return undefined;
+      const { claim, secret } = session;
       const record = readKey(secret)?.record;
       if (record === undefined) return undefined;
       if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= at.getTime()) return undefined;

@@ -62,7 +62,10 @@ export function sessionRoutes(options: SessionRoutesOptions): Router {
     const resolved = options.keys.byKey(parsed.data.apiKey);
     const now = options.keys.now();
     const end = sessionEnd(resolved, now, options.ttlMs);
-    const value = options.cookies.sign(resolved.principal.keyId, resolved.keyUid, end);
+    const value = options.cookies.sign(resolved.principal.keyId, resolved.keyUid, {
+      issuedAt: now,
+      expiresAt: end,
+    });
     // The cookie's expiry is whole seconds; the answer says the same instant.
     const claimed = options.cookies.read(value, now)?.expiresAt ?? end;
     const maxAge = (claimed.getTime() - now.getTime()) / 1000;
@@ -78,9 +81,12 @@ export function sessionRoutes(options: SessionRoutesOptions): Router {
     res.status(200).json(sessionBody(session, session.sessionExpiresAt));
   });
 
-  router.delete(SESSION_PATH, (req: Request, res: Response) => {
+  // Signing out ends the key's sessions everywhere (a copied cookie too), then drops this cookie.
+  router.delete(SESSION_PATH, async (req: Request, res: Response) => {
     res.set('Cache-Control', 'no-store');
     refuseCrossSiteMutation(req, options.ownOrigin);
+    const cookie = presentedSessionCookie(req);
+    if (cookie !== undefined) await options.keys.endSessions(options.cookies, cookie);
     res.set('Set-Cookie', expiredSessionCookieHeader(options.secure));
     res.status(204).end();
   });

@@ -61,7 +61,7 @@ describe('signing in', () => {
     const cookies = res.headers.getSetCookie();
     expect(cookies).toHaveLength(1);
     const attributes = (cookies[0] ?? '').split('; ');
-    expect(attributes[0]).toMatch(/^agentry_session=v1\.[0-9a-f]{16}\.\d+\.[A-Za-z0-9_-]+$/);
+    expect(attributes[0]).toMatch(/^agentry_session=v2\.[0-9a-f]{16}\.\d+\.\d+\.[A-Za-z0-9_-]+$/);
     expect(attributes).toEqual(expect.arrayContaining(['HttpOnly', 'SameSite=Strict', 'Path=/']));
     expect(attributes.find((attribute) => attribute.startsWith('Max-Age='))).toMatch(/^Max-Age=4319\d$/);
     // http public URL: no Secure (a browser would drop the cookie), and the key itself is nowhere in it.
@@ -139,7 +139,12 @@ describe('the session', () => {
 
   it('answers 401 to a forged cookie', async () => {
     const cookie = await signIn(alice);
-    const forged = cookie.replace(/\.(\d+)\./, (_m, seconds: string) => `.${Number(seconds) + 3600}.`);
+    // v2.<key id>.<issued ms>.<expiry s>.<mac>: a later expiry under the same MAC.
+    const forged = cookie.replace(
+      /^(agentry_session=v2\.[0-9a-f]+\.\d+\.)(\d+)\./,
+      (_m, head: string, seconds: string) => `${head}${Number(seconds) + 3600}.`,
+    );
+    expect(forged).not.toBe(cookie);
     expect((await withCookie(forged, '/v1/tasks')).status).toBe(401);
     expect((await withCookie(forged, '/ui/session')).status).toBe(401);
   });
@@ -283,7 +288,7 @@ describe('CSRF on cookie-authenticated mutations', () => {
 
 describe('signing out', () => {
   it('expires the cookie, and needs the CSRF header', async () => {
-    const cookie = await signIn(alice);
+    const cookie = await signIn(await api.key({ user: 'leaving' }));
     const refused = await withCookie(cookie, '/ui/session', { method: 'DELETE' });
     expect(refused.status).toBe(403);
     expect(refused.headers.getSetCookie()).toEqual([]);
@@ -293,5 +298,40 @@ describe('signing out', () => {
     expect((expired ?? '').split('; ')).toEqual(
       expect.arrayContaining(['agentry_session=', 'Max-Age=0', 'HttpOnly', 'SameSite=Strict', 'Path=/']),
     );
+  });
+
+  it('ends a copy of the cookie kept elsewhere, and every other session of the key', async () => {
+    const key = await api.key({ user: 'copied' });
+    const cookie = await signIn(key);
+    const otherBrowser = await signIn(key);
+    expect((await withCookie(cookie, '/v1/tasks')).status).toBe(200);
+    const res = await withCookie(cookie, '/ui/session', { method: 'DELETE', headers: PAGE_MUTATION });
+    expect(res.status).toBe(204);
+    expect((await withCookie(cookie, '/v1/tasks')).status).toBe(401);
+    expect((await withCookie(cookie, '/ui/session')).status).toBe(401);
+    expect((await withCookie(otherBrowser, '/v1/tasks')).status).toBe(401);
+    expect((await call(api, '/v1/tasks', { key })).status).toBe(200);
+  });
+
+  it('lets the key sign in again afterwards', async () => {
+    const key = await api.key({ user: 'returning' });
+    const cookie = await signIn(key);
+    await withCookie(cookie, '/ui/session', { method: 'DELETE', headers: PAGE_MUTATION });
+    const started = clock;
+    clock += 1;
+    try {
+      expect((await withCookie(await signIn(key), '/v1/tasks')).status).toBe(200);
+    } finally {
+      clock = started;
+    }
+  });
+
+  it('changes nothing for a cookie that is no session (forged or expired)', async () => {
+    const key = await api.key({ user: 'bystander' });
+    const cookie = await signIn(key);
+    const forged = `agentry_session=v2.${'0'.repeat(16)}.1.9999999999.AAAA`;
+    const res = await withCookie(forged, '/ui/session', { method: 'DELETE', headers: PAGE_MUTATION });
+    expect(res.status).toBe(204);
+    expect((await withCookie(cookie, '/v1/tasks')).status).toBe(200);
   });
 });
