@@ -12,7 +12,9 @@ const messageOf = (value: unknown): string | undefined =>
 const textOf = (value: unknown): string => {
   if (typeof value === 'string') return value;
   try {
-    return JSON.stringify(value) ?? typeof value;
+    // JSON.stringify answers undefined for undefined, functions and symbols.
+    const json: unknown = JSON.stringify(value);
+    return typeof json === 'string' ? json : typeof value;
   } catch {
     return typeof value;
   }

@@ -77,9 +77,9 @@ export function keyResolver(options: KeyResolverOptions): KeyResolver {
       const at = now();
       const session = verifiedSession(cookies, value, at);
       if (session === undefined) return;
-      await revokeSessions(options.store, session.secret, at, (written) =>
-        options.readModel.apiKeys.observe(written),
-      );
+      await revokeSessions(options.store, session.secret, at, (written) => {
+        options.readModel.apiKeys.observe(written);
+      });
     },
     byKey(key) {
       const hash = hashApiKey(key);

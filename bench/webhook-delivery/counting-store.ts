@@ -1,16 +1,12 @@
 // A store that counts the controller's status writes and their conflicts, by kind.
 import type { KubeObject, ResourceType } from '../../crds/resource.js';
 import { isStoreError } from '../../platform/store/types.js';
-import type { ResourceStore, StatusWriteOptions } from '../../platform/store/types.js';
+import type { StatusWriteOptions } from '../../platform/store/types.js';
 import { DelegatingStore } from '../../test/support/delegating-store.js';
 
 export class CountingStore extends DelegatingStore {
   readonly writes = new Map<string, number>();
   readonly conflicts = new Map<string, number>();
-
-  constructor(inner: ResourceStore) {
-    super(inner);
-  }
 
   reset(): void {
     this.writes.clear();

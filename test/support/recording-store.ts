@@ -5,7 +5,6 @@ import type {
   DeleteOptions,
   ListOptions,
   ListResult,
-  ResourceStore,
   StatusWriteOptions,
 } from '../../platform/store/types.js';
 import { DelegatingStore } from './delegating-store.js';
@@ -21,10 +20,6 @@ export class RecordingStore extends DelegatingStore {
   calls: RecordedCall[] = [];
   rounds = 0;
   private inFlight = 0;
-
-  constructor(inner: ResourceStore) {
-    super(inner);
-  }
 
   /** Forgets what was recorded (the caches' start, say). */
   reset(): void {
