@@ -1,6 +1,6 @@
 import express from 'express';
 import { z } from 'zod';
-import type { Express, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 import type { ExecutorCatalog } from '../platform/executor-catalog.js';
 import type { Connector } from '../platform/lake-config/dataset-source.js';
@@ -38,6 +38,9 @@ import { webhookRoutes } from './webhook/routes.js';
 import { shareLink, sharedTaskEvents } from './task/share.js';
 import { keyResolver } from './auth/key-resolver.js';
 import { webPages, webSessions } from './web/web-pages.js';
+import { NEGOTIATED_ROUTES } from './web/pages.js';
+import { directReads } from './direct-reads.js';
+import type { ApiRequestListener } from './direct-reads.js';
 import { SigningKeysCache } from './webhook/signing-keys-cache.js';
 
 export interface ApiAppOptions {
@@ -168,8 +171,12 @@ export function apiRoutes(
   ];
 }
 
-/** The Express application of the public API: middleware order is the contract's order of checks. */
-export function createApiApp(options: ApiAppOptions): Express {
+/**
+ * The public API's request listener: the Express application (middleware order is the contract's
+ * order of checks), in front of which the cached reads are answered without its layer stack
+ * (direct-reads.ts).
+ */
+export function createApiApp(options: ApiAppOptions): ApiRequestListener {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -180,8 +187,10 @@ export function createApiApp(options: ApiAppOptions): Express {
     servesSignedUrls: options.objectStore instanceof FilesystemObjectStore,
   });
 
-  app.use(requestLog({ logger: options.logger }));
-  app.use(httpMetrics({ registry: options.metrics }));
+  const logRequests = requestLog({ logger: options.logger });
+  const recordDuration = httpMetrics({ registry: options.metrics });
+  app.use(logRequests);
+  app.use(recordDuration);
 
   const healthy: RequestHandler = (_req, res) => {
     res.json({ status: 'ok' });
@@ -229,20 +238,30 @@ export function createApiApp(options: ApiAppOptions): Express {
   }
 
   app.use(artifactPaths);
-  app.use(methodNotAllowed(documentPaths(openApi)));
+  const checkMethod = methodNotAllowed(documentPaths(openApi));
+  app.use(checkMethod);
   const v1 = express.Router();
+  const authenticateCaller = authenticate({ keys, sessions });
   v1.use(
     '/v1',
-    authenticate({ keys, sessions }),
+    authenticateCaller,
     // Multipart artifact uploads are streamed by their route: their body must reach it unread.
     jsonBody({ limit: '1mb', skip: isArtifactUpload }),
   );
   // The data-context API is for Pro organizations: checked after authentication, before scopes.
   v1.use(LAKE_PREFIX, requireProPlan);
-  mountRoutes(v1, routes);
+  const table = mountRoutes(v1, routes);
   app.use(v1);
 
   app.use(notFoundHandler);
-  app.use(errorHandler());
-  return app;
+  const answerError = errorHandler();
+  app.use(answerError);
+  return directReads({
+    app,
+    table,
+    // What runs above for a GET of a /v1 route: jsonBody passes a GET on, the rest is for other paths.
+    middleware: [logRequests, recordDuration, checkMethod, authenticateCaller],
+    onError: answerError,
+    variesByAccept: new Set(NEGOTIATED_ROUTES.map(({ route }) => route)),
+  });
 }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * A response body already serialized as JSON: a route answers it as it is instead of an object
  * for `res.json` to serialize again. For bodies assembled from cached presentations (a task
@@ -6,7 +8,32 @@
  * difference.
  */
 export class JsonText {
+  private encoded: Buffer | undefined;
+  private weakEtag: string | undefined;
+
   constructor(readonly text: string) {}
+
+  /** The text as UTF-8, encoded once however often a cached JsonText is answered. */
+  get bytes(): Buffer {
+    return (this.encoded ??= Buffer.from(this.text, 'utf8'));
+  }
+
+  /**
+   * The ETag Express gives these bytes (its default `etag: 'weak'`), computed once: a response that
+   * carries it spares Express hashing the body on every request.
+   */
+  get etag(): string {
+    return (this.weakEtag ??= weakEtagOf(this.bytes));
+  }
+}
+
+/**
+ * What the etag package (Express's ETag) computes with `weak: true` for a non-empty body: the
+ * length in hex and the SHA-1 in base64, cut to 27 characters. JSON text is never empty.
+ */
+function weakEtagOf(bytes: Buffer): string {
+  const hash = createHash('sha1').update(bytes).digest('base64').substring(0, 27);
+  return `W/"${bytes.length.toString(16)}-${hash}"`;
 }
 
 /**

@@ -19,11 +19,18 @@ export type RouteHandler = (req: Request, res: Response) => Promise<void> | unde
 type Segment = { literal: string } | { param: string };
 
 interface Entry {
+  /** The route's path as added, e.g. `/v1/tasks/:id`. */
+  template: string;
   segments: readonly Segment[];
   /** The Express route object the same handler is mounted on (`req.route`, e.g. for the metrics' label). */
   route: object;
   handler: RouteHandler;
+  /** Whether the route may be served without Express's layer stack (direct-reads.ts). */
+  direct: boolean;
 }
+
+/** The route a request goes to, and its parameters. */
+export type RouteMatch = Omit<Entry, 'segments'> & { params: Record<string, string> };
 
 const LITERAL = /^[A-Za-z0-9_.~-]*$/;
 const PARAM = /^:([A-Za-z_$][A-Za-z0-9_$]*)$/;
@@ -102,7 +109,7 @@ export class RouteTable {
   private closed = false;
 
   /** Adds a route; `route` is the Express route the handler is mounted on too. */
-  add(method: string, template: string, route: object, handler: RouteHandler): void {
+  add(method: string, template: string, route: object, handler: RouteHandler, direct = false): void {
     const segments = this.closed ? undefined : compile(template);
     if (segments === undefined) {
       this.closed = true;
@@ -110,23 +117,32 @@ export class RouteTable {
     }
     const key = method.toUpperCase();
     const entries = this.byMethod.get(key) ?? [];
-    entries.push({ segments, route, handler });
+    entries.push({ template, segments, route, handler, direct });
     this.byMethod.set(key, entries);
+  }
+
+  /** The route the table hands a request of `method` for `path` to; undefined: Express decides. */
+  find(method: string, path: string): RouteMatch | undefined {
+    const entries = this.byMethod.get(method === 'HEAD' ? 'GET' : method) ?? [];
+    const parts = entries.length === 0 ? [] : pathParts(path);
+    for (const { segments, ...entry } of entries) {
+      const params = matchParams(segments, parts);
+      if (params === undefined) continue;
+      if (params === UNDECODABLE) return undefined;
+      return { ...entry, params };
+    }
+    return undefined;
   }
 
   /** The middleware to mount before the routes themselves. */
   readonly dispatch = (req: Request, res: Response, next: NextFunction): Promise<void> | undefined => {
-    const entries = this.byMethod.get(req.method === 'HEAD' ? 'GET' : req.method) ?? [];
-    const parts = entries.length === 0 ? [] : pathParts(req.path);
-    for (const entry of entries) {
-      const params = matchParams(entry.segments, parts);
-      if (params === undefined) continue;
-      if (params === UNDECODABLE) break;
-      req.params = params;
-      req.route = entry.route;
-      return entry.handler(req, res);
+    const match = this.find(req.method, req.path);
+    if (match === undefined) {
+      next();
+      return undefined;
     }
-    next();
-    return undefined;
+    req.params = match.params;
+    req.route = match.route;
+    return match.handler(req, res);
   };
 }

@@ -67,6 +67,11 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   /** Request headers the handler reads (Range, Last-Event-ID, …), for the document. */
   headers?: readonly HeaderSpec[];
   responses: Record<number, ResponseSpec>;
+  /**
+   * Served without Express's layer stack when it can be (api/direct-reads.ts): for cached reads whose
+   * handler uses the params, query and principal only, under no prefix with middleware of its own.
+   */
+  direct?: boolean;
   handler: (input: RouteInput<P, Q, B>) => RouteResult | undefined | Promise<RouteResult | undefined>;
 }
 
@@ -90,11 +95,18 @@ function parseBody<T>(schema: z.ZodType<T> | undefined, value: unknown, res: Res
   return parsed.data;
 }
 
-/** What `res.json` does after serializing: the JSON content type unless one is set, then `res.send`. */
+/**
+ * What `res.json` does after serializing: the JSON content type unless one is set, then `res.send`,
+ * here with the text's bytes and ETag, which a cached JsonText encodes and hashes only once.
+ */
 function sendJsonText(res: Response, body: JsonText): void {
-  if (res.get('Content-Type') === undefined) res.set('Content-Type', 'application/json');
-  res.send(body.text);
+  if (res.get('Content-Type') === undefined) res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+  res.setHeader('ETag', body.etag);
+  res.send(body.bytes);
 }
+
+/** What Express makes of `application/json` (mime.contentType). */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** What a route answered, written to the response. */
 function answer(res: Response, result: RouteResult | undefined): void {
@@ -130,14 +142,16 @@ function routeHandler(route: RouteDefinition): RouteHandler {
 /**
  * Mounts routes on a router, and in front of them their dispatch table (route-table.ts), which
  * hands a request straight to its route instead of letting Express try every route before it.
+ * Returns that table, for the requests answered without Express (direct-reads.ts).
  */
-export function mountRoutes(router: Router, routes: readonly RouteDefinition[]): void {
+export function mountRoutes(router: Router, routes: readonly RouteDefinition[]): RouteTable {
   const table = new RouteTable();
   router.use(table.dispatch);
   for (const route of routes) {
     const handler = routeHandler(route);
     const expressRoute = router.route(route.path);
     expressRoute[route.method](handler);
-    table.add(route.method, route.path, expressRoute, handler);
+    table.add(route.method, route.path, expressRoute, handler, route.direct === true);
   }
+  return table;
 }

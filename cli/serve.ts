@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
-import type { Express } from 'express';
 import type { Server } from 'node:http';
 import { createApiApp } from '../api/app.js';
+import type { ApiRequestListener } from '../api/direct-reads.js';
 import { answerClientErrors, answerStarting } from '../api/client-errors.js';
 import { ReadModel } from '../api/read-model.js';
 import { ConfigError, apiListenSettings, artifactLimitsOf, publicUrlOf } from '../platform/config.js';
@@ -194,7 +194,7 @@ export async function serve(config: Config, announce: (line: string) => void): P
   const executors = await loadExecutorCatalog(config.AGENTRY_EXECUTORS_FILE);
   // Listening first: with port 0 only the bound port makes the URLs runners fetch uploaded files
   // from. Until the app is attached, requests are told to come back.
-  const attached: { app?: Express } = {};
+  const attached: { app?: ApiRequestListener } = {};
   const server = createServer((req, res) => {
     if (attached.app === undefined) answerStarting(req, res);
     else attached.app(req, res);

@@ -8,7 +8,7 @@ import { workspaceOf } from './access.js';
 import { AgentComputerStatusValueSchema, agentComputerStatus } from '../agent-computer/present.js';
 import type { AgentComputerStatusValue } from '../agent-computer/present.js';
 import type { TaskRecordCache } from './record-cache.js';
-import { fieldAppender } from '../json-text.js';
+import { JsonText, fieldAppender } from '../json-text.js';
 
 export * from '../../platform/task-record.js';
 
@@ -51,9 +51,16 @@ export const presentApiTaskListItem = (
 
 const withWorkspaceStatus = fieldAppender('workspaceStatus');
 
-/** presentApiTask's JSON text, from the cached text of the record (byte for byte the same). */
-export const apiTaskJson = (task: Task, records: TaskRecordCache, readModel: ReadModel): string =>
-  withWorkspaceStatus(records.recordJson(task), workspaceStatusOf(readModel, task));
+/**
+ * presentApiTask as the answer's JSON text, from the cached text of the record (byte for byte the
+ * same), itself cached per task version and workspace status.
+ */
+export const apiTaskAnswer = (task: Task, records: TaskRecordCache, readModel: ReadModel): JsonText => {
+  const status = workspaceStatusOf(readModel, task);
+  return records.answer(task, String(status), () => {
+    return new JsonText(withWorkspaceStatus(records.recordJson(task), status));
+  });
+};
 
 /** presentApiTaskListItem's JSON text, likewise. */
 export const apiTaskListItemJson = (task: Task, records: TaskRecordCache, readModel: ReadModel): string =>

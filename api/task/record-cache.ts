@@ -2,6 +2,7 @@ import type { Task } from '../../crds/index.js';
 import { presentTask, taskListItemOf } from '../../platform/task-record.js';
 import type { TaskListItem, TaskPresentation, TaskRecord } from '../../platform/task-record.js';
 import { openObjectJson } from '../json-text.js';
+import type { JsonText } from '../json-text.js';
 import { VersionedCache } from '../versioned-cache.js';
 
 /** Enough for the tasks a busy installation reads repeatedly; one entry is a few kilobytes. */
@@ -14,6 +15,8 @@ interface PresentedTask {
   recordJson?: string;
   /** The list item's, likewise. */
   listItemJson?: string;
+  /** Whole answers made from the record and one value that changes apart from it, by that value. */
+  answers?: Map<string, JsonText>;
 }
 
 const listItemOf = (entry: PresentedTask): TaskListItem => (entry.listItem ??= taskListItemOf(entry.record));
@@ -53,6 +56,21 @@ export class TaskRecordCache {
     const entry = this.entry(task);
     entry.recordJson ??= openObjectJson(entry.record);
     return entry.recordJson;
+  }
+
+  /**
+   * An answer made of the record and `variant`, a value that changes apart from the task (its
+   * workspace's status, a handful of values): kept with the task's version, so its bytes and ETag
+   * (JsonText) are computed once per version and variant, not per read.
+   */
+  answer(task: Task, variant: string, make: () => JsonText): JsonText {
+    const entry = this.entry(task);
+    entry.answers ??= new Map();
+    const known = entry.answers.get(variant);
+    if (known !== undefined) return known;
+    const made = make();
+    entry.answers.set(variant, made);
+    return made;
   }
 
   /** The list item's JSON text without its closing brace. */

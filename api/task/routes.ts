@@ -3,12 +3,11 @@ import { TaskType, clientTaskStatus } from '../../crds/index.js';
 import type { Task } from '../../crds/index.js';
 import type { Principal } from '../auth/principal.js';
 import { updateWithRetry } from '../optimistic-update.js';
-import { JsonText } from '../json-text.js';
 import { indexedPage, listEnvelopeJson } from '../pagination.js';
 import {
   TaskPageSchema,
   ApiTaskRecordSchema,
-  apiTaskJson,
+  apiTaskAnswer,
   apiTaskListItemJson,
   presentApiTask,
   presentTask,
@@ -97,6 +96,7 @@ const listTasksRoute = (deps: TaskRoutesDeps, records: TaskRecordCache): RouteDe
     method: 'get',
     path: '/v1/tasks',
     operationId: 'listTasks',
+    direct: true,
     summary: 'List tasks, newest first (without prompt texts)',
     tag: TAG,
     scope: 'tasks:read',
@@ -120,6 +120,7 @@ const getTaskRoute = (deps: TaskRoutesDeps, records: TaskRecordCache): RouteDefi
     method: 'get',
     path: '/v1/tasks/:id',
     operationId: 'getTask',
+    direct: true,
     summary: 'Get one task with its prompts',
     tag: TAG,
     scope: 'tasks:read',
@@ -128,7 +129,7 @@ const getTaskRoute = (deps: TaskRoutesDeps, records: TaskRecordCache): RouteDefi
     handler: ({ params, principal }) => {
       const answer = (task: Task): RouteResult => ({
         status: 200,
-        body: new JsonText(apiTaskJson(task, records, deps.readModel)),
+        body: apiTaskAnswer(task, records, deps.readModel),
       });
       const task = findTaskSoon(deps.readModel, principal, params.id);
       return task instanceof Promise ? task.then(answer) : answer(task);

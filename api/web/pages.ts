@@ -62,6 +62,12 @@ export function pageRoutes(webRoot: string): RequestHandler {
   return readsOnly(router);
 }
 
+/** The JSON routes a browser is sent from to a page (pageNegotiation): their answers vary by Accept. */
+export const NEGOTIATED_ROUTES = [
+  { route: '/v1/tasks/:id', page: '/tasks', param: 'id' },
+  { route: '/v1/share/:token', page: '/share', param: 'token' },
+] as const;
+
 /**
  * A browser following a task's `url` or `shareUrl` gets 303 to the page showing it; API clients
  * get the JSON as ever. Both answers vary by Accept, so no cache hands one to the other.
@@ -69,7 +75,7 @@ export function pageRoutes(webRoot: string): RequestHandler {
 export function pageNegotiation(): RequestHandler {
   const router = express.Router();
   const redirect =
-    (page: string, param: 'id' | 'token') =>
+    (page: string, param: string) =>
     (req: Request, res: Response, next: NextFunction): void => {
       res.vary('Accept');
       const value = req.params[param];
@@ -80,7 +86,6 @@ export function pageNegotiation(): RequestHandler {
       setPageSecurityHeaders(res);
       res.redirect(303, `${page}/${encodeURIComponent(value)}`);
     };
-  router.get('/v1/tasks/:id', redirect('/tasks', 'id'));
-  router.get('/v1/share/:token', redirect('/share', 'token'));
+  for (const { route, page, param } of NEGOTIATED_ROUTES) router.get(route, redirect(page, param));
   return readsOnly(router);
 }

@@ -93,22 +93,51 @@ export class AgentComputerReconciler implements Reconciler {
       await this.finalize(ac, runtime);
       return undefined;
     }
-    const current = await this.ensureFinalizer(ac);
     const tasks = this.options.tasksOf(ac.metadata.namespace ?? '', ac.metadata.name);
     const activity = workspaceActivity(tasks, ac.metadata.name);
-    if (await this.hibernateIfIdle(current, activity)) return undefined; // the spec change wakes us again
+    // Before the finalizer: hibernating writes the spec only, and the pass it wakes adds the finalizer.
+    if (await this.hibernateIfIdle(ac, activity)) return undefined; // the spec change wakes us again
+    const finalizerStored = this.ensureFinalizer(ac);
+    // Awaited below (and by the runtime); a rejection meanwhile must not count as unhandled.
+    finalizerStored.catch(() => undefined);
+    const applied = runtime.collectedByOwnerReferences ? ac : await finalizerStored;
     let observation: WorkloadObservation | undefined;
-    let failure: string | undefined;
+    let failure: { err: unknown } | undefined;
     try {
-      const token = this.options.installationKey.runnerToken(current);
+      const token = this.options.installationKey.runnerToken(applied);
       // Written beside the runtime's own objects; a runtime that mounts it waits for it.
-      const tokenStored = this.ensureToken(current, token);
-      const context = { tokenSecretName: tokenSecretName(current), token, tokenStored, cache: caches };
-      [observation] = await Promise.all([runtime.apply(current, context, signal), tokenStored]);
+      const tokenStored = this.ensureToken(applied, token);
+      const context = {
+        tokenSecretName: tokenSecretName(applied),
+        token,
+        tokenStored,
+        finalizerStored,
+        cache: caches,
+      };
+      [observation] = await Promise.all([runtime.apply(applied, context, signal), tokenStored]);
     } catch (err) {
-      failure = describeError(err);
-      this.options.logger.warn({ err, agentComputer: request }, 'converging the workload failed');
+      failure = { err };
     }
+    // The finalizer's own failure (deleted or changed meanwhile) fails the pass, as when it came first.
+    const current = await finalizerStored;
+    if (failure !== undefined)
+      this.options.logger.warn(
+        { err: failure.err, agentComputer: request },
+        'converging the workload failed',
+      );
+    return this.writeOutcome(request, current, observation, failure, activity);
+  }
+
+  /** The status of a pass, written when it changed, and what comes next. */
+  private async writeOutcome(
+    request: ReconcileRequest,
+    current: AgentComputer,
+    observation: WorkloadObservation | undefined,
+    error: { err: unknown } | undefined,
+    activity: WorkspaceActivity,
+  ): Promise<ReconcileResult> {
+    const { store, caches } = this.options;
+    const failure = error === undefined ? undefined : describeError(error.err);
     const status = this.withActivity(
       current,
       computeAgentComputerStatus(current, observation, failure, this.now()),
@@ -161,7 +190,18 @@ export class AgentComputerReconciler implements Reconciler {
     await this.options.store.replace(AgentComputerType, { ...ac, metadata: { ...ac.metadata, finalizers } });
   }
 
-  /** First, alone: nothing is made for a workspace whose deletion could skip removing it. */
+  /**
+   * Holds a deletion until finalize() ran the runtime's remove(). For a runtime whose objects owner
+   * references collect (pod, kubevirt) it is written beside them, not first, and the workload itself
+   * (Pod, VM) waits for it. A deletion racing that first pass is safe either way:
+   * - it comes before the finalizer write: the AgentComputer, holding no finalizer, is gone at once;
+   *   the write fails (NotFound or Conflict) and fails the pass, so no Pod or VM is ever made; the
+   *   token Secret, PVC, Service or NetworkPolicy made meanwhile name the gone uid as controller,
+   *   and the garbage collector deletes objects whose owner no longer exists, also those created
+   *   after it went. Nothing ran, so there are no artifacts to remove either.
+   * - it comes after: the finalizer holds the AgentComputer and the next pass finalizes it.
+   * The process runtime's process is no cluster object: it is written first, alone, as before.
+   */
   private async ensureFinalizer(ac: AgentComputer): Promise<AgentComputer> {
     if ((ac.metadata.finalizers ?? []).includes(WORKLOAD_FINALIZER)) return ac;
     const finalizers = [...(ac.metadata.finalizers ?? []), WORKLOAD_FINALIZER];

@@ -193,6 +193,8 @@ export function observeVm(
 
 export class KubevirtRuntime implements WorkloadRuntime {
   readonly name = 'kubevirt' as const;
+  /** Every object apply makes has the resource as its controller (the VM owns its DataVolume and VMI). */
+  readonly collectedByOwnerReferences = true;
 
   constructor(private readonly options: KubevirtRuntimeOptions) {}
 
@@ -216,6 +218,8 @@ export class KubevirtRuntime implements WorkloadRuntime {
     );
     const policy = workloadNetworkPolicy(object, owner, names.policy, this.options);
     this.logWrite(await ensureObject(store, NetworkPolicyType, policy, { merge: 'replace' }));
+    // The VM starts the workload: not before the owner's finalizer is stored (WorkloadContext.finalizerStored).
+    await context.finalizerStored;
     signal.throwIfAborted();
     const existing = await store.get(VirtualMachineType, namespace, names.vm);
     const desired = this.virtualMachine(object, owner, planRunStrategy(object, existing));

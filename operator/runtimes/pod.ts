@@ -70,6 +70,8 @@ const isStale = (pod: Pod, desired: Pod): boolean =>
 
 export class PodRuntime implements WorkloadRuntime {
   readonly name = 'pod' as const;
+  /** Every object apply makes has the resource as its controller. */
+  readonly collectedByOwnerReferences = true;
 
   constructor(private readonly options: PodRuntimeOptions) {}
 
@@ -84,7 +86,8 @@ export class PodRuntime implements WorkloadRuntime {
     const { cache } = context;
     const policy = workloadNetworkPolicy(object, owner, names.policy, this.options);
     // Independent of one another, so at once: a first reconcile waits one round trip, not four. The
-    // pod comes after all of them: its disk and token must exist, and it never runs unfenced.
+    // pod comes after all of them: its disk and token must exist, it never runs unfenced, and never
+    // before its owner's finalizer is stored (WorkloadContext.finalizerStored).
     await Promise.all([
       this.ensureDisk(object, owner, cache),
       this.ensure(program, 'service', () =>
@@ -97,6 +100,7 @@ export class PodRuntime implements WorkloadRuntime {
         ensureObject(this.options.store, NetworkPolicyType, policy, { merge: 'replace', cache }),
       ),
       context.tokenStored,
+      context.finalizerStored,
     ]);
     signal.throwIfAborted();
     const endpoint = serviceEndpoint(names.service, namespaceOf(object), program.port);

@@ -97,6 +97,8 @@ const confinementOf = (options: ProcessRuntimeOptions, logger: Logger): Workload
  */
 export class ProcessRuntime implements WorkloadRuntime {
   readonly name = 'process' as const;
+  /** A local process and its directory: only remove(), held for by the finalizer, ends them. */
+  readonly collectedByOwnerReferences = false;
   private readonly supervisors = new Map<string, RunnerSupervisor>();
   private readonly logger: Logger;
   private readonly settings: Omit<SupervisorSettings, 'program' | 'runnerCommand'>;

@@ -84,6 +84,12 @@ export interface WorkloadContext {
    * objects): a runtime that mounts it starts the workload only after.
    */
   tokenStored?: Promise<void> | undefined;
+  /**
+   * Settles once the resource holds its workload finalizer, when the reconciler writes it beside the
+   * runtime's objects (runtimes `collectedByOwnerReferences`): the runtime starts the workload (Pod,
+   * VM) only after, so nothing runs that a deletion could skip. Rejects when that write fails.
+   */
+  finalizerStored?: Promise<unknown> | undefined;
   /** The operator's informer caches of the kinds the runtime makes: read there, not from the store. */
   cache?: Caches | undefined;
 }
@@ -161,6 +167,12 @@ export function workloadProgram(object: Pick<KubeObject, 'kind'>): WorkloadProgr
  */
 export interface WorkloadRuntime {
   readonly name: Runtime;
+  /**
+   * Whether owner-reference garbage collection removes everything `apply` makes (cluster objects
+   * owned by the resource): then the reconciler may write its finalizer beside them instead of first,
+   * one round trip less. False where `remove` must run (a local process only the finalizer stops).
+   */
+  readonly collectedByOwnerReferences: boolean;
   apply(object: WorkloadObject, context: WorkloadContext, signal: AbortSignal): Promise<WorkloadObservation>;
   /** Removes everything the runtime made for `object` that owner references do not already collect. */
   remove(object: WorkloadObject): Promise<void>;

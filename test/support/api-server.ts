@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { Express } from 'express';
+import type { ApiRequestListener } from '../../api/direct-reads.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiApp } from '../../api/app.js';
@@ -32,8 +33,10 @@ export const CONTROL_NAMESPACE = 'agentry-system';
 
 export interface TestApi {
   url: string;
-  /** The Express application serving `url` (its mounted routes, for the OpenAPI document's test). */
+  /** The Express application behind `url` (its mounted routes, for the OpenAPI document's test). */
   app: Express;
+  /** What serves `url`: the Express application behind the direct reads (api/direct-reads.ts). */
+  listener: ApiRequestListener;
   /** The temporary directory holding the store (unless one was given) and the object store's files. */
   dir: string;
   store: ResourceStore;
@@ -201,7 +204,8 @@ export async function startTestApi(
 
   return {
     url,
-    app,
+    app: app.express,
+    listener: app,
     dir,
     store,
     readModel,

@@ -6,6 +6,7 @@ import type { WorkloadObservation, WorkloadRuntime } from '../../operator/runtim
  */
 export const readyRuntime: WorkloadRuntime = {
   name: 'process',
+  collectedByOwnerReferences: false,
   apply: (object): Promise<WorkloadObservation> =>
     Promise.resolve({
       provisioned: true,
