@@ -12,7 +12,8 @@ const CreatedTaskSchema = z.object({ id: z.string(), workspaceId: z.string() });
  * Several API replicas over one store race for a few ready members: `tasks` POST /v1/tasks at once,
  * spread over `apps`, every app's cache first showing every member ready (so they all choose among
  * the same ones). Checks that no member became the workspace of two tasks (or was claimed twice)
- * and that the race claimed at least one; resolves the tasks' workspace ids.
+ * and that the race claimed at least one; resolves the tasks' workspace ids. Keep `tasks` within
+ * the organization's limits.agentComputers (10 on its default plan).
  */
 export async function raceReplicasForMembers(
   apps: readonly TestApi[],
@@ -39,7 +40,7 @@ export async function raceReplicasForMembers(
         method: 'POST',
         body: { prompt: `race ${i}`, executor: 'shell' },
       });
-      expect(res.status).toBe(201);
+      if (res.status !== 201) throw new Error(`POST /v1/tasks answered ${res.status}: ${await res.text()}`);
       return CreatedTaskSchema.parse(await res.json()).workspaceId;
     }),
   );

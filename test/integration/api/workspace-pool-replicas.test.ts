@@ -26,7 +26,7 @@ it('never gives one member to two tasks when two replicas claim at once', async 
     key,
     namespace: 'agentry-org-acme',
     members: 2,
-    tasks: 12,
+    tasks: 8,
   });
-  expect(workspaces).toHaveLength(12);
+  expect(workspaces).toHaveLength(8);
 });
