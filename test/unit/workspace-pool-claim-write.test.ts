@@ -86,13 +86,9 @@ describe('the claim write', () => {
 
   it('falls back to the default idle timeout when the annotation is missing or malformed', () => {
     for (const value of [undefined, 'soon']) {
-      const handMade = member((ac) => ({
-        ...ac,
-        metadata: {
-          ...ac.metadata,
-          annotations: value === undefined ? {} : { [POOL_IDLE_TIMEOUT_ANNOTATION]: value },
-        },
-      }));
+      const annotations: Record<string, string> =
+        value === undefined ? {} : { [POOL_IDLE_TIMEOUT_ANNOTATION]: value };
+      const handMade = member((ac) => ({ ...ac, metadata: { ...ac.metadata, annotations } }));
       expect(claimedMember(handMade, claimer, {}, now).spec.idleTimeout).toBe('15m');
     }
   });

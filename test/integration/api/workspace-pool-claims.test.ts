@@ -21,10 +21,27 @@ import { configureOrganization, createTask, errorOf, namespaceOf } from './tasks
 
 const ListSchema = z.object({ data: z.array(AgentComputerRecordSchema) });
 
+const ClaimLogSchema = z.object({
+  msg: z.literal('claimed a warm-pool workspace'),
+  req: z.object({ id: z.string() }),
+  member: z.string(),
+  pool: z.string(),
+  attempts: z.number(),
+});
+
 let api: TestApi;
+/** The server's JSON log lines. */
+const logLines: string[] = [];
 
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({
+    logLevel: 'info',
+    logDestination: {
+      write: (line) => {
+        logLines.push(line);
+      },
+    },
+  });
 });
 afterAll(async () => {
   await api.stop();
@@ -85,6 +102,29 @@ describe('a task without workspaceId', () => {
     });
   });
 
+  it('logs the claim with the request id, the member, its pool and the attempts it took', async () => {
+    const { key, pool } = await organizationWithPool('claim-log');
+    await readyMember(pool, 'member-1');
+    const res = await call(api, '/v1/tasks', {
+      key,
+      method: 'POST',
+      body: { prompt: 'x', executor: 'shell' },
+    });
+    expect(res.status).toBe(201);
+    const requestId = res.headers.get('x-request-id');
+    const claims = logLines
+      .map((line) => ClaimLogSchema.safeParse(JSON.parse(line)))
+      .flatMap((parsed) => (parsed.success && parsed.data.req.id === requestId ? [parsed.data] : []));
+    expect(claims).toEqual([expect.objectContaining({ member: 'member-1', pool: 'default', attempts: 1 })]);
+  });
+
+  it('counts a claim with no ready member as empty and starts cold', async () => {
+    const { key } = await organizationWithPool('claim-empty');
+    const emptyBefore = await metricValue('empty');
+    await createTask(api, key, { prompt: 'x', executor: 'shell' });
+    expect(await metricValue('empty')).toBe(emptyBefore + 1);
+  });
+
   it('starts cold when the only member is not Ready yet, leaving the member in the pool', async () => {
     const { key, pool } = await organizationWithPool('claim-not-ready');
     await addPoolMember(api.store, pool, 'booting', { ready: false });
@@ -138,12 +178,12 @@ describe('POST /v1/agent-computers', () => {
   it('lists a claimed member as an ordinary workspace, created when it was claimed', async () => {
     const { key, pool } = await organizationWithPool('claim-listed');
     await readyMember(pool, 'member-1');
-    const before = new Date().toISOString();
+    const before = Date.now();
     const res = await call(api, '/v1/agent-computers', { key, method: 'POST', body: {} });
     expect(res.status).toBe(201);
     const list = ListSchema.parse(await (await call(api, '/v1/agent-computers', { key })).json());
     expect(list.data.map((ac) => ac.id)).toEqual(['member-1']);
-    expect(list.data[0]?.createdAt >= before).toBe(true);
+    expect(Date.parse(list.data[0]?.createdAt ?? '')).toBeGreaterThanOrEqual(before);
   });
 });
 
