@@ -31,12 +31,6 @@ export interface WorkspacePoolClaimsDeps {
 
 const keyOf = (ac: AgentComputer): string => `${ac.metadata.namespace ?? ''}/${ac.metadata.name}`;
 
-/** Removes and returns one of the first SPREAD candidates, at random. */
-function takeOne(candidates: AgentComputer[]): AgentComputer | undefined {
-  const at = Math.floor(Math.random() * Math.min(SPREAD, candidates.length));
-  return candidates.splice(at, 1)[0];
-}
-
 /**
  * Claims a ready warm-pool member for a caller (docs/adr/0008-warm-pools.md): one optimistic
  * replace with the cached resourceVersion, so of two claims of one member, in this process or any
@@ -65,9 +59,8 @@ export class WorkspacePoolClaims {
       return undefined;
     }
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      const member = takeOne(candidates.filter((ac) => !this.writing.has(keyOf(ac))));
+      const member = this.pick(candidates);
       if (member === undefined) break;
-      candidates.splice(candidates.indexOf(member), 1);
       const claimed = await this.write(member, principal, spec);
       if (claimed === undefined) continue;
       const seconds = this.record(ClaimOutcomes.Claimed, started);
@@ -93,6 +86,14 @@ export class WorkspacePoolClaims {
       .page(bucket, 0, cache.index.size(bucket[0]))
       .map((name) => cache.get(namespace, name))
       .filter((ac): ac is AgentComputer => ac !== undefined && isClaimable(ac, needs));
+  }
+
+  /** Removes and returns, at random, one of the first SPREAD candidates no claim of this process is writing. */
+  private pick(candidates: AgentComputer[]): AgentComputer | undefined {
+    const free = candidates.filter((ac) => !this.writing.has(keyOf(ac)));
+    const member = free[Math.floor(Math.random() * Math.min(SPREAD, free.length))];
+    if (member !== undefined) candidates.splice(candidates.indexOf(member), 1);
+    return member;
   }
 
   /** The claim's one write; undefined when another claim got the member first (or it is gone). */
