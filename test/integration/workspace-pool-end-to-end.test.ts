@@ -1,6 +1,7 @@
 // A warm-pool member made Ready by the real operator and process runtime (a real runner process)
 // is claimed by a task, whose `init` event then arrives (docs/adr/0008-warm-pools.md). The
-// member is made by hand as the pool controller would make it.
+// member is made by hand as the pool controller would make it (its pool keeps one, so a pool
+// controller, once the operator runs one, keeps this member rather than deleting it as surplus).
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import { isClaimable } from '../../api/workspace-pool/members.js';
@@ -26,7 +27,7 @@ afterAll(async () => {
 
 it('runs a task on a member the operator made ready, and its init event arrives', async () => {
   const { api } = stack;
-  const pool = await createPool(api.store, NAMESPACE, 'e2e');
+  const pool = await createPool(api.store, NAMESPACE, { name: 'e2e', minReady: 1 });
   await addPoolMember(api.store, pool, 'warm-1', { runtime: 'process', ready: false });
   await eventually(() => {
     const cached = api.readModel.agentComputers.get(NAMESPACE, 'warm-1');

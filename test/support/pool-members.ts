@@ -16,17 +16,21 @@ import type { AgentComputer, PoolMemberState, WorkspacePool } from '../../crds/i
 import { isoSeconds } from '../../crds/conditions.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 
-/** A WorkspacePool as the operator keeps it in an organization's namespace (nothing reconciles it here). */
+/**
+ * A WorkspacePool in an organization's namespace. `minReady` (default 0: nothing to make) is what a
+ * pool controller, where one runs, keeps: at least the members a test adds by hand, or it would
+ * delete them as surplus.
+ */
 export async function createPool(
   store: ResourceStore,
   namespace: string,
-  name = DEFAULT_POOL_NAME,
+  options: { name?: string; minReady?: number } = {},
 ): Promise<WorkspacePool> {
   return store.create(WorkspacePoolType, {
     apiVersion: apiVersionOf(WorkspacePoolType),
     kind: WorkspacePoolType.kind,
-    metadata: { name, namespace },
-    spec: WorkspacePoolSpecSchema.parse({ minReady: 0 }),
+    metadata: { name: options.name ?? DEFAULT_POOL_NAME, namespace },
+    spec: WorkspacePoolSpecSchema.parse({ minReady: options.minReady ?? 0 }),
   });
 }
 
