@@ -35,6 +35,7 @@ import type { ArtifactLimits } from './agent-computer/artifacts/routes.js';
 import { MAX_UPLOAD_BYTES, fileRoutes } from './task/file-routes.js';
 import { taskRoutes } from './task/routes.js';
 import { webhookRoutes } from './webhook/routes.js';
+import { WorkspacePoolClaims } from './workspace-pool/claim.js';
 import { shareLink, sharedTaskEvents } from './task/share.js';
 import { keyResolver } from './auth/key-resolver.js';
 import { webPages, webSessions } from './web/web-pages.js';
@@ -128,8 +129,14 @@ export function apiRoutes(
   >,
 ): RouteDefinition[] {
   const now = options.now ?? (() => new Date());
+  const poolClaims = new WorkspacePoolClaims({
+    store: options.store,
+    readModel: options.readModel,
+    metrics: options.metrics,
+    now,
+  });
   return [
-    ...agentComputerRoutes(options),
+    ...agentComputerRoutes({ ...options, poolClaims }),
     ...adminOrganizationRoutes({ store: options.store }),
     ...taskRoutes({
       store: options.store,
@@ -140,6 +147,7 @@ export function apiRoutes(
       now,
       sseKeepaliveMs: options.sseKeepaliveMs ?? SSE_KEEPALIVE_MS,
       objectStore: options.objectStore,
+      poolClaims,
     }),
     ...fileRoutes({ objectStore: options.objectStore, maxUploadBytes: signedUploadBytes(options) }),
     ...artifactRoutes({

@@ -22,11 +22,13 @@ import { API_KEY_COMPONENT, API_KEY_LABELS } from './auth/api-keys.js';
 import { IndexedInformer, bucketKey } from './list-index.js';
 import type { Placement } from './list-index.js';
 import { taskPlacement } from './task/list-index.js';
+import { workspaceCreatedAt } from './agent-computer/present.js';
+import { isAvailableMember } from './workspace-pool/members.js';
 
 const keyOf = (namespace: string | undefined, name: string): string => `${namespace ?? ''}/${name}`;
 const objectKey = (object: KubeObject): string => keyOf(object.metadata.namespace, object.metadata.name);
 
-/** Agent computers and webhooks are listed per organization, those being deleted left out. */
+/** Webhooks are listed per organization, those being deleted left out. */
 const liveInOrganization = (object: KubeObject): Placement | undefined =>
   object.metadata.deletionTimestamp === undefined
     ? {
@@ -37,6 +39,21 @@ const liveInOrganization = (object: KubeObject): Placement | undefined =>
 
 /** The list of one organization's live agent computers (or webhooks) in their index. */
 export const organizationBucket = (namespace: string): string => bucketKey(namespace);
+
+/** The list of one organization's available warm-pool members (what a claim chooses from). */
+export const poolMembersBucket = (namespace: string): string => bucketKey(namespace, 'pool-members');
+
+/**
+ * Agent computers are listed per organization, those being deleted left out; an available pool
+ * member is in its organization's pool list instead, which the REST API never pages. A claim moves
+ * it to the organization's list, at the time of the claim (it is a new workspace to its claimer).
+ */
+const agentComputerPlacement = (ac: AgentComputer): Placement | undefined => {
+  if (ac.metadata.deletionTimestamp !== undefined) return undefined;
+  const namespace = ac.metadata.namespace ?? '';
+  const bucket = isAvailableMember(ac) ? poolMembersBucket(namespace) : organizationBucket(namespace);
+  return { createdAt: workspaceCreatedAt(ac), buckets: [bucket] };
+};
 
 /**
  * Wakes whoever waits on one object (an event stream waiting for its task to change). Keyed by
@@ -103,7 +120,7 @@ export class ReadModel {
           this.workspaceListeners.notify(objectKey(object));
         },
       },
-      liveInOrganization,
+      agentComputerPlacement,
     );
     this.tasks = new IndexedInformer(
       store,

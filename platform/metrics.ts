@@ -11,3 +11,18 @@ export function createMetricsRegistry(options: { defaultMetrics?: boolean } = {}
   const registry = new Registry();
   return (options.defaultMetrics ?? true) ? withDefaultMetrics(registry) : registry;
 }
+
+/**
+ * The registry's metric named `name`, if there is one of the expected class: several apps or
+ * managers (tests) may share a registry, and each metric is made once.
+ */
+export function registeredMetric<M>(
+  registry: Registry,
+  name: string,
+  kind: abstract new (...args: never[]) => M,
+): M | undefined {
+  const found = registry.getSingleMetric(name);
+  if (found === undefined) return undefined;
+  if (found instanceof kind) return found;
+  throw new Error(`metric ${name} is already registered with another type`);
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentComputerConditions } from '../../crds/index.js';
+import { AgentComputerConditions, POOL_CLAIMED_AT_ANNOTATION } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
 import { isTrue, isTrueForGeneration } from '../../crds/conditions.js';
 import { listEnvelopeSchema } from '../pagination.js';
@@ -49,22 +49,24 @@ function stoppingStatus(ac: AgentComputer): AgentComputerStatusValue {
   return isTrue(ac, AgentComputerConditions.Ready) ? 'ready' : 'provisioning';
 }
 
-/** The newest time anything about the object was observed to change. */
+/**
+ * When the caller's workspace came to be: its creation, or for a warm-pool member its claim (made
+ * earlier, it became the caller's then; docs/adr/0008-warm-pools.md). ISO with milliseconds, so
+ * times of both kinds order as text.
+ */
+export function workspaceCreatedAt(ac: AgentComputer): string {
+  const time = ac.metadata.annotations?.[POOL_CLAIMED_AT_ANNOTATION] ?? ac.metadata.creationTimestamp;
+  const parsed = time === undefined ? Number.NaN : Date.parse(time);
+  return new Date(Number.isNaN(parsed) ? 0 : parsed).toISOString();
+}
+
+/** The newest time anything about the object was observed to change (its claim counts too). */
 function updatedAt(ac: AgentComputer): string {
-  const times = [
-    ac.metadata.creationTimestamp,
-    ...(ac.status?.conditions ?? []).map((c) => c.lastTransitionTime),
-  ];
-  return (
-    times
-      .filter((time): time is string => time !== undefined)
-      .sort()
-      .at(-1) ?? new Date(0).toISOString()
-  );
+  const transitions = (ac.status?.conditions ?? []).map((c) => isoMillis(c.lastTransitionTime));
+  return [workspaceCreatedAt(ac), ...transitions].sort().at(-1) ?? workspaceCreatedAt(ac);
 }
 
 export function presentAgentComputer(ac: AgentComputer, publicUrl: string): AgentComputerRecord {
-  const createdAt = ac.metadata.creationTimestamp ?? new Date(0).toISOString();
   return {
     id: ac.metadata.name,
     name: ac.spec.displayName,
@@ -76,8 +78,8 @@ export function presentAgentComputer(ac: AgentComputer, publicUrl: string): Agen
     requestedMode: ac.spec.operatingMode === 'Hibernated' ? 'hibernated' : 'running',
     agentInstructions: ac.spec.agentInstructions ?? null,
     envNames: ac.spec.envNames ?? [],
-    createdAt: isoMillis(createdAt),
-    updatedAt: isoMillis(updatedAt(ac)),
+    createdAt: workspaceCreatedAt(ac),
+    updatedAt: updatedAt(ac),
   };
 }
 

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { AgentComputerType, HIBERNATED_BY_ANNOTATION } from '../../crds/index.js';
 import type { AgentComputer, OperatingMode } from '../../crds/index.js';
 import { isStoreError } from '../../platform/store/types.js';
-import type { ResourceStore } from '../../platform/store/types.js';
 import { createAgentComputer } from './create.js';
+import type { CreateAgentComputerDeps } from './create.js';
 import { updateWithRetry } from '../optimistic-update.js';
 import { ApiError } from '../errors.js';
 import { findWorkspace } from './find-workspace.js';
@@ -11,7 +11,6 @@ import { PatchAgentComputerBodySchema, configureAgentComputer } from './configur
 import { PaginationQuerySchema, indexedPage } from '../pagination.js';
 import { organizationBucket } from '../read-model.js';
 import { AgentComputerPageSchema, AgentComputerRecordSchema, presentAgentComputer } from './present.js';
-import type { ReadModel } from '../read-model.js';
 import { defineRoute } from '../route.js';
 import type { RouteDefinition } from '../route.js';
 
@@ -23,9 +22,7 @@ export const CreateAgentComputerBodySchema = z.strictObject({
   icon: z.string().max(50).optional(),
 });
 
-export interface AgentComputerRoutesDeps {
-  store: ResourceStore;
-  readModel: ReadModel;
+export interface AgentComputerRoutesDeps extends CreateAgentComputerDeps {
   publicUrl: string;
 }
 
@@ -94,11 +91,13 @@ export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinit
       responses: {
         201: { description: 'Created; provisioning starts at once', schema: AgentComputerRecordSchema },
       },
-      handler: async ({ body, principal }) => {
-        const created = await createAgentComputer(deps, principal, {
-          displayName: body.name,
-          icon: body.icon,
-        });
+      handler: async ({ body, principal, req }) => {
+        const created = await createAgentComputer(
+          deps,
+          principal,
+          { displayName: body.name, icon: body.icon },
+          { log: req.log },
+        );
         const record = presentAgentComputer(created, deps.publicUrl);
         return { status: 201, body: record, headers: { Location: record.url } };
       },

@@ -14,6 +14,9 @@ export interface Principal {
   namespace: string;
 }
 
+/** On what the REST API makes (or claims) for a caller: the id of the API key that made it. */
+export const OWNER_KEY_LABEL = 'agentry.dev/owner';
+
 const principals = new WeakMap<object, Principal>();
 
 export const setPrincipal = (req: Request, principal: Principal): void => {

@@ -7,6 +7,7 @@ import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
 import type { TaskPresentation } from './present.js';
 import type { ReadModel } from '../read-model.js';
+import type { WorkspacePoolClaims } from '../workspace-pool/claim.js';
 
 /** What the task routes need; ApiAppOptions provides it. */
 export interface TaskRoutesDeps {
@@ -19,6 +20,8 @@ export interface TaskRoutesDeps {
   now: () => Date;
   /** Interval of the `: keepalive` comment on event streams (docs/api.md#tasks: 15 s). */
   sseKeepaliveMs: number;
+  /** Warm-pool claims for a task without workspaceId (one per app: it knows this process's claims). */
+  poolClaims: WorkspacePoolClaims;
   /** Archived prompt events (the operator writes them there); without it only runners are read. */
   objectStore?: ObjectStore | undefined;
 }

@@ -39,18 +39,26 @@ export function promptSpecOf(
   return prompt;
 }
 
-/** A workspace made for one task (docs/api.md#agent-computers); the operator deletes it when it purges the task. */
-/** A workspace of its own for a task without workspaceId (it counts against limits.agentComputers). */
+/**
+ * A workspace of its own for a task without workspaceId (docs/api.md#agent-computers): claimed from
+ * the warm pool or made cold; it counts against limits.agentComputers, and the operator deletes it
+ * when it purges the task.
+ */
 function createEphemeralWorkspace(
   deps: TaskRoutesDeps,
   principal: Principal,
   title: string,
+  log: Logger,
 ): Promise<AgentComputer> {
   return createAgentComputer(
     deps,
     principal,
     { displayName: title, ephemeral: true },
-    ', and a task without workspaceId makes one; reuse a workspace by passing its id as workspaceId',
+    {
+      log,
+      limitHint:
+        ', and a task without workspaceId makes one; reuse a workspace by passing its id as workspaceId',
+    },
   );
 }
 
@@ -122,7 +130,7 @@ export async function createTask(
   assertTaskSlot(deps.readModel, principal);
   const workspace =
     body.workspaceId === undefined
-      ? await createEphemeralWorkspace(deps, principal, title)
+      ? await createEphemeralWorkspace(deps, principal, title, logger)
       : await findWorkspace(deps.readModel, principal.namespace, body.workspaceId);
   const made = body.workspaceId === undefined ? workspace : undefined;
   const task = taskObject(principal, body, {

@@ -14,6 +14,7 @@ import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import { TargetRefusedError, resolveWebhookTarget } from '../../platform/outbound-targets.js';
 import type { Principal } from '../auth/principal.js';
+import { OWNER_KEY_LABEL } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
 import type { ReadModel } from '../read-model.js';
 
@@ -88,7 +89,7 @@ function webhookObject(principal: Principal, body: CreateWebhookBody): Webhook {
   return {
     apiVersion: apiVersionOf(WebhookType),
     kind: WebhookType.kind,
-    metadata: { name: id, namespace: principal.namespace, labels: { 'agentry.dev/owner': principal.keyId } },
+    metadata: { name: id, namespace: principal.namespace, labels: { [OWNER_KEY_LABEL]: principal.keyId } },
     spec: WebhookSpecSchema.parse({
       url: body.url,
       events: body.events,

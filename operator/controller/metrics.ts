@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
+import { registeredMetric } from '../../platform/metrics.js';
 import type { QueueMetrics } from './queue.js';
 
 /** How a reconcile ended: the `result` label. */
@@ -20,7 +21,7 @@ export class ControllerMetrics {
   constructor(registry: Registry) {
     const registers = [registry];
     this.depth =
-      existing(registry, 'agentry_workqueue_depth', Gauge) ??
+      registeredMetric(registry, 'agentry_workqueue_depth', Gauge) ??
       new Gauge({
         name: 'agentry_workqueue_depth',
         help: 'Keys waiting in a controller work queue.',
@@ -28,7 +29,7 @@ export class ControllerMetrics {
         registers,
       });
     this.adds =
-      existing(registry, 'agentry_workqueue_adds_total', Counter) ??
+      registeredMetric(registry, 'agentry_workqueue_adds_total', Counter) ??
       new Counter({
         name: 'agentry_workqueue_adds_total',
         help: 'Keys added to a controller work queue (not counting adds of a key already waiting).',
@@ -36,7 +37,7 @@ export class ControllerMetrics {
         registers,
       });
     this.duration =
-      existing(registry, 'agentry_reconcile_duration_seconds', Histogram) ??
+      registeredMetric(registry, 'agentry_reconcile_duration_seconds', Histogram) ??
       new Histogram({
         name: 'agentry_reconcile_duration_seconds',
         help: 'Time one reconcile took, by outcome (success, requeue, error, terminal).',
@@ -45,7 +46,7 @@ export class ControllerMetrics {
         registers,
       });
     this.errors =
-      existing(registry, 'agentry_reconcile_errors_total', Counter) ??
+      registeredMetric(registry, 'agentry_reconcile_errors_total', Counter) ??
       new Counter({
         name: 'agentry_reconcile_errors_total',
         help: 'Reconciles that failed (retried with back-off, or terminal).',
@@ -53,7 +54,7 @@ export class ControllerMetrics {
         registers,
       });
     this.leader =
-      existing(registry, 'agentry_leader_status', Gauge) ??
+      registeredMetric(registry, 'agentry_leader_status', Gauge) ??
       new Gauge({
         name: 'agentry_leader_status',
         help: '1 while this process holds the leader election lease, else 0.',
@@ -76,16 +77,4 @@ export class ControllerMetrics {
       },
     };
   }
-}
-
-/** The registry's metric named `name`, if there is one of the expected class. */
-function existing<M>(
-  registry: Registry,
-  name: string,
-  kind: abstract new (...args: never[]) => M,
-): M | undefined {
-  const found = registry.getSingleMetric(name);
-  if (found === undefined) return undefined;
-  if (found instanceof kind) return found;
-  throw new Error(`metric ${name} is already registered with another type`);
 }

@@ -1,0 +1,131 @@
+import type { Registry } from 'prom-client';
+import { AgentComputerType, POOL_LABEL } from '../../crds/index.js';
+import type { AgentComputer } from '../../crds/index.js';
+import type { Logger } from '../../platform/log.js';
+import { isStoreError } from '../../platform/store/types.js';
+import type { ResourceStore } from '../../platform/store/types.js';
+import type { Principal } from '../auth/principal.js';
+import { poolMembersBucket } from '../read-model.js';
+import type { ReadModel } from '../read-model.js';
+import { claimedMember } from './claimed-member.js';
+import type { ClaimerSpec } from './claimed-member.js';
+import { isClaimable } from './members.js';
+import type { WorkspaceNeeds } from './members.js';
+import { ClaimMetrics, ClaimOutcomes } from './metrics.js';
+import type { ClaimOutcome } from './metrics.js';
+
+/** Writes one claim tries before it gives up and the caller starts cold. */
+const ATTEMPTS = 3;
+/**
+ * A claim picks at random among this many of the first candidates: replicas whose caches agree
+ * would otherwise all race for the same member, and all but one lose a round trip.
+ */
+const SPREAD = 4;
+
+export interface WorkspacePoolClaimsDeps {
+  store: ResourceStore;
+  readModel: ReadModel;
+  metrics: Registry;
+  now: () => Date;
+}
+
+const keyOf = (ac: AgentComputer): string => `${ac.metadata.namespace ?? ''}/${ac.metadata.name}`;
+
+/**
+ * Claims a ready warm-pool member for a caller (docs/adr/0008-warm-pools.md): one optimistic
+ * replace with the cached resourceVersion, so of two claims of one member, in this process or any
+ * other replica, the store refuses the second (Conflict), which then tries another. Resolves
+ * undefined when no member is ready or every try lost a race: the caller creates cold.
+ */
+export class WorkspacePoolClaims {
+  private readonly metrics: ClaimMetrics;
+  /** Members a claim of this process is writing: a concurrent claim here takes another instead of losing to it. */
+  private readonly writing = new Set<string>();
+
+  constructor(private readonly deps: WorkspacePoolClaimsDeps) {
+    this.metrics = new ClaimMetrics(deps.metrics);
+  }
+
+  async claim(
+    principal: Principal,
+    spec: ClaimerSpec,
+    log: Logger,
+    needs: WorkspaceNeeds = {},
+  ): Promise<AgentComputer | undefined> {
+    const started = performance.now();
+    const candidates = this.candidates(principal.namespace, needs);
+    if (candidates.length === 0) {
+      this.record(ClaimOutcomes.Empty, started);
+      return undefined;
+    }
+    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      const member = this.pick(candidates);
+      if (member === undefined) break;
+      const claimed = await this.write(member, principal, spec);
+      if (claimed === undefined) continue;
+      const seconds = this.record(ClaimOutcomes.Claimed, started);
+      log.info(
+        { member: claimed.metadata.name, pool: poolOf(claimed), attempts: attempt, seconds },
+        'claimed a warm-pool workspace',
+      );
+      return claimed;
+    }
+    const seconds = this.record(ClaimOutcomes.Contended, started);
+    log.info(
+      { seconds },
+      'every ready warm-pool workspace tried was claimed by another request; starting cold',
+    );
+    return undefined;
+  }
+
+  /** The ready members of the organization that meet the needs, as cached. */
+  private candidates(namespace: string, needs: WorkspaceNeeds): AgentComputer[] {
+    const cache = this.deps.readModel.agentComputers;
+    const bucket = [poolMembersBucket(namespace)] as const;
+    return cache.index
+      .page(bucket, 0, cache.index.size(bucket[0]))
+      .map((name) => cache.get(namespace, name))
+      .filter((ac): ac is AgentComputer => ac !== undefined && isClaimable(ac, needs));
+  }
+
+  /** Removes and returns, at random, one of the first SPREAD candidates no claim of this process is writing. */
+  private pick(candidates: AgentComputer[]): AgentComputer | undefined {
+    const free = candidates.filter((ac) => !this.writing.has(keyOf(ac)));
+    const member = free[Math.floor(Math.random() * Math.min(SPREAD, free.length))];
+    if (member !== undefined) candidates.splice(candidates.indexOf(member), 1);
+    return member;
+  }
+
+  /** The claim's one write; undefined when another claim got the member first (or it is gone). */
+  private async write(
+    member: AgentComputer,
+    principal: Principal,
+    spec: ClaimerSpec,
+  ): Promise<AgentComputer | undefined> {
+    const key = keyOf(member);
+    this.writing.add(key);
+    try {
+      const written = await this.deps.store.replace(
+        AgentComputerType,
+        claimedMember(member, principal, spec, this.deps.now()),
+      );
+      // Seen here at once: a second claim in this process never picks it (as create.ts does).
+      this.deps.readModel.agentComputers.observe(written);
+      return written;
+    } catch (err) {
+      if (isStoreError(err, 'Conflict') || isStoreError(err, 'NotFound')) return undefined;
+      throw err;
+    } finally {
+      this.writing.delete(key);
+    }
+  }
+
+  /** Counts the outcome and its time; returns the time in seconds, for the log line. */
+  private record(outcome: ClaimOutcome, started: number): number {
+    const seconds = (performance.now() - started) / 1000;
+    this.metrics.record(outcome, seconds);
+    return seconds;
+  }
+}
+
+const poolOf = (ac: AgentComputer): string | undefined => ac.metadata.labels?.[POOL_LABEL];

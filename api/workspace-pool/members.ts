@@ -1,0 +1,35 @@
+import { isDeepStrictEqual } from 'node:util';
+import { AgentComputerConditions, POOL_MEMBER_STATE_LABEL, PoolMemberStates } from '../../crds/index.js';
+import type { AgentComputer, AgentComputerSpec } from '../../crds/index.js';
+import { isTrue } from '../../crds/conditions.js';
+
+/**
+ * A pool member nobody has claimed yet (docs/adr/0008-warm-pools.md): the REST API never shows it,
+ * limits do not count it, and only a claim makes it a workspace of the organization.
+ */
+export const isAvailableMember = (ac: AgentComputer): boolean =>
+  ac.metadata.labels?.[POOL_MEMBER_STATE_LABEL] === PoolMemberStates.Available;
+
+/**
+ * What a claimer asks of a workspace's make-up; a member must have exactly what is asked. Neither
+ * POST /tasks nor POST /agent-computers asks anything today, so any member matches (ADR 0008); a
+ * request field that does ask (a runtime, resources) is matched here and nowhere else.
+ */
+export type WorkspaceNeeds = Partial<Pick<AgentComputerSpec, 'runtime' | 'resources'>>;
+
+/** Whether a member was made as the claimer needs (an unasked field matches anything). */
+export const meetsNeeds = (member: AgentComputer, needs: WorkspaceNeeds): boolean =>
+  (needs.runtime === undefined || member.spec.runtime === needs.runtime) &&
+  (needs.resources === undefined || isDeepStrictEqual(member.spec.resources, needs.resources));
+
+/**
+ * Whether a claim may take this member now: available, its runner answering (Ready), running, not
+ * being deleted, and made as needed. One still starting is left for a later claim: its claimer would
+ * wait for the boot, which is what a pool is there to avoid.
+ */
+export const isClaimable = (ac: AgentComputer, needs: WorkspaceNeeds): boolean =>
+  isAvailableMember(ac) &&
+  ac.metadata.deletionTimestamp === undefined &&
+  ac.spec.operatingMode === 'Running' &&
+  isTrue(ac, AgentComputerConditions.Ready) &&
+  meetsNeeds(ac, needs);

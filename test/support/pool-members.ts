@@ -1,0 +1,105 @@
+import {
+  AgentComputerConditions,
+  AgentComputerReasons,
+  AgentComputerSpecSchema,
+  AgentComputerType,
+  DEFAULT_POOL_NAME,
+  POOL_IDLE_TIMEOUT_ANNOTATION,
+  POOL_LABEL,
+  POOL_MEMBER_STATE_LABEL,
+  PoolMemberStates,
+  WorkspacePoolSpecSchema,
+  WorkspacePoolType,
+  apiVersionOf,
+} from '../../crds/index.js';
+import type { AgentComputer, PoolMemberState, WorkspacePool } from '../../crds/index.js';
+import { isoSeconds } from '../../crds/conditions.js';
+import type { ResourceStore } from '../../platform/store/types.js';
+
+/**
+ * A WorkspacePool in an organization's namespace. `minReady` (default 0: nothing to make) is what a
+ * pool controller, where one runs, keeps: at least the members a test adds by hand, or it would
+ * delete them as surplus.
+ */
+export async function createPool(
+  store: ResourceStore,
+  namespace: string,
+  options: { name?: string; minReady?: number } = {},
+): Promise<WorkspacePool> {
+  return store.create(WorkspacePoolType, {
+    apiVersion: apiVersionOf(WorkspacePoolType),
+    kind: WorkspacePoolType.kind,
+    metadata: { name: options.name ?? DEFAULT_POOL_NAME, namespace },
+    spec: WorkspacePoolSpecSchema.parse({ minReady: options.minReady ?? 0 }),
+  });
+}
+
+/**
+ * A member of `pool` as the pool controller makes it (docs/adr/0008-warm-pools.md): the labels,
+ * the template's idle timeout in an annotation, `idleTimeout: 0s`, owned by the pool.
+ */
+export function poolMemberObject(
+  pool: WorkspacePool,
+  name: string,
+  options: { state?: PoolMemberState; idleTimeout?: string; runtime?: 'process' | 'pod' } = {},
+): AgentComputer {
+  const { namespace } = pool.metadata;
+  return {
+    apiVersion: apiVersionOf(AgentComputerType),
+    kind: AgentComputerType.kind,
+    metadata: {
+      name,
+      namespace,
+      labels: {
+        [POOL_LABEL]: pool.metadata.name,
+        [POOL_MEMBER_STATE_LABEL]: options.state ?? PoolMemberStates.Available,
+      },
+      annotations: { [POOL_IDLE_TIMEOUT_ANNOTATION]: options.idleTimeout ?? '15m' },
+      ownerReferences: [
+        {
+          apiVersion: apiVersionOf(WorkspacePoolType),
+          kind: WorkspacePoolType.kind,
+          name: pool.metadata.name,
+          uid: pool.metadata.uid ?? '',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: AgentComputerSpecSchema.parse({
+      displayName: 'Pool member',
+      idleTimeout: '0s',
+      ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
+    }),
+  };
+}
+
+/** Writes Ready=True for the member's generation into its status, as the operator does once its runner answers. */
+export async function markReady(store: ResourceStore, member: AgentComputer): Promise<AgentComputer> {
+  return store.replaceStatus(AgentComputerType, {
+    ...member,
+    status: {
+      conditions: [
+        {
+          type: AgentComputerConditions.Ready,
+          status: 'True',
+          observedGeneration: member.metadata.generation,
+          lastTransitionTime: isoSeconds(new Date()),
+          reason: AgentComputerReasons.RunnerReady,
+          message: 'the runner answers',
+        },
+      ],
+    },
+  });
+}
+
+/** A member of `pool`, created and (unless `ready: false`) Ready. */
+export async function addPoolMember(
+  store: ResourceStore,
+  pool: WorkspacePool,
+  name: string,
+  options: Parameters<typeof poolMemberObject>[2] & { ready?: boolean } = {},
+): Promise<AgentComputer> {
+  const created = await store.create(AgentComputerType, poolMemberObject(pool, name, options));
+  return options.ready === false ? created : markReady(store, created);
+}
