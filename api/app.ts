@@ -1,5 +1,7 @@
 import express from 'express';
 import { z } from 'zod';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Express, RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 import type { ExecutorCatalog } from '../platform/executor-catalog.js';
@@ -38,6 +40,9 @@ import { webhookRoutes } from './webhook/routes.js';
 import { shareLink, sharedTaskEvents } from './task/share.js';
 import { keyResolver } from './auth/key-resolver.js';
 import { webPages, webSessions } from './web/web-pages.js';
+import { PreviewGateway } from './agent-computer/previews/gateway.js';
+import { previewRoutes } from './agent-computer/previews/routes.js';
+import { PreviewTokens } from './agent-computer/previews/token.js';
 import { SigningKeysCache } from './webhook/signing-keys-cache.js';
 
 export interface ApiAppOptions {
@@ -87,6 +92,26 @@ export interface ApiAppOptions {
   webRoot?: string;
   /** How long a web-page session lasts (AGENTRY_UI_SESSION_TTL; 12 h when omitted). */
   uiSessionTtlMs?: number;
+  /** Host mode of preview URLs: `<token>.<domain>` (AGENTRY_PREVIEW_DOMAIN); omitted: path mode. */
+  previewDomain?: string | undefined;
+  /** How long a preview request waits for a hibernated workspace (AGENTRY_PREVIEW_WAKE_TIMEOUT; 60 s when omitted). */
+  previewWakeTimeoutMs?: number;
+}
+
+const PREVIEW_WAKE_TIMEOUT_MS = 60_000;
+
+/** The `upgrade` listener of each app (WebSockets to preview URLs); the server that serves the app attaches it. */
+type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+const upgradeListeners = new WeakMap<Express, UpgradeListener>();
+
+/** The listener for the `upgrade` event of the server serving `app`: preview WebSockets, others closed. */
+export function upgradeListenerOf(app: Express): UpgradeListener {
+  return (
+    upgradeListeners.get(app) ??
+    ((_req, socket) => {
+      socket.destroy();
+    })
+  );
 }
 
 const SSE_KEEPALIVE_MS = 15_000;
@@ -122,11 +147,19 @@ export function apiRoutes(
     | 'lakeSqlTimeoutMs'
     | 'artifactLimits'
     | 'artifactDownloadRedirect'
+    | 'previewDomain'
   >,
 ): RouteDefinition[] {
   const now = options.now ?? (() => new Date());
   return [
     ...agentComputerRoutes(options),
+    ...previewRoutes({
+      store: options.store,
+      readModel: options.readModel,
+      tokens: new PreviewTokens(options.installationKey),
+      urls: { publicUrl: options.publicUrl, domain: options.previewDomain },
+      now,
+    }),
     ...adminOrganizationRoutes({ store: options.store }),
     ...taskRoutes({
       store: options.store,
@@ -182,6 +215,23 @@ export function createApiApp(options: ApiAppOptions): Express {
 
   app.use(requestLog({ logger: options.logger }));
   app.use(httpMetrics({ registry: options.metrics }));
+
+  // Preview URLs first: in host mode every path of `<token>.<domain>` is the workspace's.
+  const previews = new PreviewGateway({
+    store: options.store,
+    readModel: options.readModel,
+    installationKey: options.installationKey,
+    tokens: new PreviewTokens(options.installationKey),
+    publicUrl: options.publicUrl,
+    domain: options.previewDomain,
+    wakeTimeoutMs: options.previewWakeTimeoutMs ?? PREVIEW_WAKE_TIMEOUT_MS,
+    logger: options.logger,
+    now: options.now ?? (() => new Date()),
+  });
+  app.use(previews.handleHttp);
+  upgradeListeners.set(app, (req, socket, head) => {
+    if (!previews.handleUpgrade(req, socket, head)) socket.destroy();
+  });
 
   const healthy: RequestHandler = (_req, res) => {
     res.json({ status: 'ok' });

@@ -32,6 +32,7 @@ export const WorkspacePreviewSchema = z
   .object({
     id: PreviewIdSchema.describe('The preview id: 16 lowercase base32 characters, the start of its URL token.'),
     port: z.number().int().min(1).max(65535).describe('The TCP port in the workspace the preview URL reaches.'),
+    createdAt: isoTimestamp.describe('When it was made (RFC 3339).'),
     expiresAt: isoTimestamp.describe('When the URL stops working (RFC 3339); the API prunes expired entries.'),
     createdBy: z.string().min(1).max(253).describe('The user (API key owner) who made it.'),
   })
