@@ -40,6 +40,13 @@ export interface PreviewRoutesDeps {
   now: () => Date;
 }
 
+/** Caches what this process wrote, so its URL works here (and a revocation holds here) at once. */
+function observe(readModel: ReadModel, written: AgentComputer): void {
+  readModel.agentComputers.observe(written);
+  const cached = readModel.agentComputers.get(written.metadata.namespace, written.metadata.name);
+  readModel.previews.update(cached ?? written, false);
+}
+
 /** Create, list and revoke the preview URLs of an agent computer. */
 export function previewRoutes(deps: PreviewRoutesDeps): RouteDefinition[] {
   const find = (namespace: string, id: string): Promise<AgentComputer> =>
@@ -68,7 +75,7 @@ export function previewRoutes(deps: PreviewRoutesDeps): RouteDefinition[] {
           createdBy: principal.user,
         };
         const updated = await addPreview(deps.store, ac, preview, now);
-        deps.readModel.agentComputers.observe(updated);
+        observe(deps.readModel, updated);
         return { status: 201, body: presentPreview(updated, preview, deps.tokens, deps.urls) };
       },
     }),
@@ -102,7 +109,7 @@ export function previewRoutes(deps: PreviewRoutesDeps): RouteDefinition[] {
         const ac = await find(principal.namespace, params.id);
         if (!PreviewIdSchema.safeParse(params.previewId).success) throw ApiError.notFound('Preview');
         const updated = await removePreview(deps.store, ac, params.previewId, deps.now());
-        deps.readModel.agentComputers.observe(updated);
+        observe(deps.readModel, updated);
         return { status: 204 };
       },
     }),
