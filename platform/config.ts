@@ -75,7 +75,10 @@ export const ConfigSchema = z.object({
    */
   AGENTRY_PREVIEW_DOMAIN: z
     .string()
-    .regex(/^(?=.{1,190}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, 'must be a lowercase DNS name such as preview.example.com')
+    .regex(
+      /^(?=.{1,190}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/,
+      'must be a lowercase DNS name such as preview.example.com',
+    )
     .optional(),
   /** API: how long a request to a preview URL waits for its hibernated workspace to wake before a 503. */
   AGENTRY_PREVIEW_WAKE_TIMEOUT: z

@@ -30,10 +30,19 @@ export const PreviewIdSchema = z.string().regex(/^[a-z2-7]{16}$/);
 /** One preview URL of the workspace (POST /v1/agent-computers/:id/previews); removing it revokes it. */
 export const WorkspacePreviewSchema = z
   .object({
-    id: PreviewIdSchema.describe('The preview id: 16 lowercase base32 characters, the start of its URL token.'),
-    port: z.number().int().min(1).max(65535).describe('The TCP port in the workspace the preview URL reaches.'),
+    id: PreviewIdSchema.describe(
+      'The preview id: 16 lowercase base32 characters, the start of its URL token.',
+    ),
+    port: z
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .describe('The TCP port in the workspace the preview URL reaches.'),
     createdAt: isoTimestamp.describe('When it was made (RFC 3339).'),
-    expiresAt: isoTimestamp.describe('When the URL stops working (RFC 3339); the API prunes expired entries.'),
+    expiresAt: isoTimestamp.describe(
+      'When the URL stops working (RFC 3339); the API prunes expired entries.',
+    ),
     createdBy: z.string().min(1).max(253).describe('The user (API key owner) who made it.'),
   })
   .describe('A signed preview URL to one port of the workspace.');

@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import WebSocket from 'ws';
 import { AgentComputerType } from '../../crds/index.js';
 import { PreviewTokens } from '../../api/agent-computer/previews/token.js';
 import { updateWithRetry } from '../../api/optimistic-update.js';
@@ -13,6 +12,7 @@ import type { TestApi } from '../support/api-server.js';
 import { startEmbeddedStack } from '../support/embedded-stack.js';
 import type { EmbeddedStack } from '../support/embedded-stack.js';
 import { readTaskStream } from '../support/sse.js';
+import { websocketRoundTrip } from '../support/websocket-client.js';
 
 const NAMESPACE = 'agentry-org-acme';
 const DOMAIN = 'preview.agentry.test';
@@ -47,14 +47,18 @@ function freePort(): Promise<number> {
 /** A shell prompt that starts the dev server in the background, outliving the prompt (setsid). */
 const startDevServerPrompt = (port: number): string =>
   [
-    `cp ${join(resolve('.'), 'test/integration/previews-dev-server.cjs')} server.cjs`,
-    `setsid node server.cjs ${port} ${join(resolve('.'), 'node_modules/ws')} > server.log 2>&1 < /dev/null &`,
+    `cp ${join(resolve('.'), 'test/integration/previews-dev-server.mjs')} server.mjs`,
+    `setsid node server.mjs ${port} ${join(resolve('.'), 'node_modules/ws')} > server.log 2>&1 < /dev/null &`,
     'for i in $(seq 100); do grep -q listening server.log && break; sleep 0.1; done',
     'cat server.log',
   ].join('\n');
 
 async function createPreview(port: number, as = key): Promise<Response> {
-  return call(api, `/v1/agent-computers/${workspaceId}/previews`, { key: as, method: 'POST', body: { port } });
+  return call(api, `/v1/agent-computers/${workspaceId}/previews`, {
+    key: as,
+    method: 'POST',
+    body: { port },
+  });
 }
 
 async function newPreview(port = devPort): Promise<Preview> {
@@ -143,16 +147,7 @@ describe('preview URLs', () => {
   });
 
   it('proxies a WebSocket both ways', async () => {
-    const preview = await newPreview();
-    const socket = new WebSocket(pathUrl(preview, '/ws').replace(/^http/, 'ws'));
-    const reply = await new Promise<string>((done, fail) => {
-      socket.once('open', () => socket.send('ping'));
-      socket.once('message', (data: Buffer) => {
-        done(data.toString());
-      });
-      socket.once('error', fail);
-    });
-    socket.close();
+    const reply = await websocketRoundTrip(pathUrl(await newPreview(), '/ws'), 'ping');
     expect(reply).toBe('echo:ping');
   });
 

@@ -78,6 +78,16 @@ export interface PreviewOptions {
   previewWakeTimeoutMs?: number;
 }
 
+/** The app's preview settings a test gave (the app's defaults for the rest). */
+const previewSettings = (
+  options: PreviewOptions,
+): Pick<ApiAppOptions, 'previewDomain' | 'previewWakeTimeoutMs'> => ({
+  previewDomain: options.previewDomain,
+  ...(options.previewWakeTimeoutMs === undefined
+    ? {}
+    : { previewWakeTimeoutMs: options.previewWakeTimeoutMs }),
+});
+
 /** Polls until `check` holds: for effects that reach the API's caches through a watch. */
 export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -191,8 +201,7 @@ export async function startTestApi(
     artifactDownloadRedirect: options.artifactDownloadRedirect,
     ...contextLakeOptions(options),
     ...(options.now === undefined ? {} : { now: options.now }),
-    previewDomain: options.previewDomain,
-    ...(options.previewWakeTimeoutMs === undefined ? {} : { previewWakeTimeoutMs: options.previewWakeTimeoutMs }),
+    ...previewSettings(options),
   });
   server.on('request', app);
   server.on('upgrade', upgradeListenerOf(app));

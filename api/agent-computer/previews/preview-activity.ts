@@ -24,7 +24,8 @@ export class PreviewActivity {
   record(ac: AgentComputer): void {
     const key = `${ac.metadata.namespace ?? ''}/${ac.metadata.name}`;
     const now = this.now();
-    const last = this.stampedAt.get(key) ?? Date.parse(ac.metadata.annotations?.[LAST_PREVIEW_AT_ANNOTATION] ?? '');
+    const last =
+      this.stampedAt.get(key) ?? Date.parse(ac.metadata.annotations?.[LAST_PREVIEW_AT_ANNOTATION] ?? '');
     if (Number.isFinite(last) && now.getTime() - last < STAMP_EVERY_MS) return;
     this.stampedAt.set(key, now.getTime());
     const stamp = now.toISOString();

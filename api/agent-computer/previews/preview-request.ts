@@ -24,7 +24,10 @@ function hostName(host: string | undefined): string | undefined {
  * Whether (and how) a request addresses a preview: `/previews/<token>/…` on any host, or any path
  * on `<token>.<domain>` when host mode is configured. Undefined: not a preview request.
  */
-export function previewRequestOf(req: IncomingMessage, domain: string | undefined): PreviewRequest | undefined {
+export function previewRequestOf(
+  req: IncomingMessage,
+  domain: string | undefined,
+): PreviewRequest | undefined {
   const url = req.url ?? '/';
   if (domain !== undefined) {
     const host = hostName(req.headers.host);

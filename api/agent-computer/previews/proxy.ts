@@ -11,7 +11,14 @@ import { SESSION_COOKIE } from '../../web/session-cookie.js';
 export const PATH_MODE_CSP = 'sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads';
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and proxy credentials: never passed on in either direction. */
-const HOP_BY_HOP = ['keep-alive', 'proxy-authorization', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer'];
+const HOP_BY_HOP = [
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'proxy-connection',
+  'te',
+  'trailer',
+];
 
 /** Where one proxied request goes and what the workspace is told about the original. */
 export interface ProxyTarget {
@@ -68,7 +75,8 @@ function cleanResponse(proxyRes: IncomingMessage, target: ProxyTarget): void {
   Reflect.deleteProperty(headers, 'set-cookie');
   // Answers with its own policy keep it: both apply, so ours can only narrow what the page may do.
   const own = headers['content-security-policy'];
-  headers['content-security-policy'] = own === undefined ? PATH_MODE_CSP : `${PATH_MODE_CSP}, ${own}`;
+  const policies = own === undefined ? [] : Array.isArray(own) ? own : [own];
+  headers['content-security-policy'] = [PATH_MODE_CSP, ...policies].join(', ');
 }
 
 /**

@@ -19,10 +19,7 @@ export const servesPreviews = (ac: AgentComputer): boolean =>
 
 /** The 503 of a workspace that did not wake in time; `Retry-After` goes with it. */
 export const stillStarting = (): ApiError =>
-  new ApiError(
-    'service_unavailable',
-    'The workspace is still starting; retry in a few seconds',
-  );
+  new ApiError('service_unavailable', 'The workspace is still starting; retry in a few seconds');
 
 /** Resolves with the workspace once `ready(ac)`, woken by the read model's change listeners (no polling). */
 function waitUntil(

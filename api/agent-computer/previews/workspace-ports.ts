@@ -40,9 +40,14 @@ export class WorkspacePorts {
     });
     const ports = runner.listeningPorts().catch((err: unknown) => {
       this.cache.delete(key);
-      throw new ApiError('bad_gateway', 'The workspace cannot be reached; retry in a few seconds', undefined, {
-        cause: err,
-      });
+      throw new ApiError(
+        'bad_gateway',
+        'The workspace cannot be reached; retry in a few seconds',
+        undefined,
+        {
+          cause: err,
+        },
+      );
     });
     this.cache.set(key, { at: now, ports });
     return ports;
