@@ -1,6 +1,8 @@
 import express from 'express';
 import { z } from 'zod';
-import type { RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Express, RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 import type { ExecutorCatalog } from '../platform/executor-catalog.js';
 import type { Connector } from '../platform/lake-config/dataset-source.js';
@@ -42,6 +44,10 @@ import { webPages, webSessions } from './web/web-pages.js';
 import { NEGOTIATED_ROUTES } from './web/pages.js';
 import { directReads } from './direct-reads.js';
 import type { ApiRequestListener } from './direct-reads.js';
+import { PreviewGateway } from './agent-computer/previews/gateway.js';
+import { previewRoutes } from './agent-computer/previews/routes.js';
+import { PreviewTokens } from './agent-computer/previews/token.js';
+import { previewRequestOf } from './agent-computer/previews/preview-request.js';
 import { SigningKeysCache } from './webhook/signing-keys-cache.js';
 
 export interface ApiAppOptions {
@@ -91,6 +97,26 @@ export interface ApiAppOptions {
   webRoot?: string;
   /** How long a web-page session lasts (AGENTRY_UI_SESSION_TTL; 12 h when omitted). */
   uiSessionTtlMs?: number;
+  /** Host mode of preview URLs: `<token>.<domain>` (AGENTRY_PREVIEW_DOMAIN); omitted: path mode. */
+  previewDomain?: string | undefined;
+  /** How long a preview request waits for a hibernated workspace (AGENTRY_PREVIEW_WAKE_TIMEOUT; 60 s when omitted). */
+  previewWakeTimeoutMs?: number;
+}
+
+const PREVIEW_WAKE_TIMEOUT_MS = 60_000;
+
+/** The `upgrade` listener of each app (WebSockets to preview URLs); the server that serves the app attaches it. */
+type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+const upgradeListeners = new WeakMap<Express, UpgradeListener>();
+
+/** The listener for the `upgrade` event of the server serving `app`: preview WebSockets, others closed. */
+export function upgradeListenerOf(listener: ApiRequestListener): UpgradeListener {
+  return (
+    upgradeListeners.get(listener.express) ??
+    ((_req, socket) => {
+      socket.destroy();
+    })
+  );
 }
 
 const SSE_KEEPALIVE_MS = 15_000;
@@ -126,6 +152,7 @@ export function apiRoutes(
     | 'lakeSqlTimeoutMs'
     | 'artifactLimits'
     | 'artifactDownloadRedirect'
+    | 'previewDomain'
   >,
 ): RouteDefinition[] {
   const now = options.now ?? (() => new Date());
@@ -137,6 +164,13 @@ export function apiRoutes(
   });
   return [
     ...agentComputerRoutes({ ...options, poolClaims }),
+    ...previewRoutes({
+      store: options.store,
+      readModel: options.readModel,
+      tokens: new PreviewTokens(options.installationKey),
+      urls: { publicUrl: options.publicUrl, domain: options.previewDomain },
+      now,
+    }),
     ...adminOrganizationRoutes({ store: options.store }),
     ...taskRoutes({
       store: options.store,
@@ -199,6 +233,23 @@ export function createApiApp(options: ApiAppOptions): ApiRequestListener {
   const recordDuration = httpMetrics({ registry: options.metrics });
   app.use(logRequests);
   app.use(recordDuration);
+
+  // Preview URLs first: in host mode every path of `<token>.<domain>` is the workspace's.
+  const previews = new PreviewGateway({
+    store: options.store,
+    readModel: options.readModel,
+    installationKey: options.installationKey,
+    tokens: new PreviewTokens(options.installationKey),
+    publicUrl: options.publicUrl,
+    domain: options.previewDomain,
+    wakeTimeoutMs: options.previewWakeTimeoutMs ?? PREVIEW_WAKE_TIMEOUT_MS,
+    logger: options.logger,
+    now: options.now ?? (() => new Date()),
+  });
+  app.use(previews.handleHttp);
+  upgradeListeners.set(app, (req, socket, head) => {
+    if (!previews.handleUpgrade(req, socket, head)) socket.destroy();
+  });
 
   const healthy: RequestHandler = (_req, res) => {
     res.json({ status: 'ok' });
@@ -271,5 +322,7 @@ export function createApiApp(options: ApiAppOptions): ApiRequestListener {
     middleware: [logRequests, recordDuration, checkMethod, authenticateCaller],
     onError: answerError,
     variesByAccept: new Set(NEGOTIATED_ROUTES.map(({ route }) => route)),
+    // In host mode every path of `<token>.<domain>` is the workspace's, /v1/tasks/… too.
+    ownedElsewhere: (req) => previewRequestOf(req, options.previewDomain) !== undefined,
   });
 }

@@ -20,6 +20,8 @@ export interface DirectReadsOptions {
   onError: ErrorRequestHandler;
   /** Route templates whose answers vary by Accept (the web pages' negotiation sets `Vary` on them first). */
   variesByAccept: ReadonlySet<string>;
+  /** Requests an earlier Express layer owns whatever their path (a preview host's): never served here. */
+  ownedElsewhere?: (req: IncomingMessage) => boolean;
 }
 
 /** A browser may prefer the page to the JSON: only Express's negotiation decides that (web/pages.ts). */
@@ -49,7 +51,7 @@ export function directReads(options: DirectReadsOptions): ApiRequestListener {
       (method === 'GET' || method === 'HEAD') && !mayPreferHtml(req)
         ? table.find(method, pathOf(url))
         : undefined;
-    if (match?.direct !== true) {
+    if (match?.direct !== true || options.ownedElsewhere?.(req) === true) {
       app(req, res);
       return;
     }

@@ -20,6 +20,7 @@ export type ApiErrorCode =
   | 'request_header_fields_too_large'
   | 'sql_error'
   | 'timeout'
+  | 'bad_gateway'
   | 'service_unavailable'
   | 'internal_error';
 
@@ -42,6 +43,7 @@ const STATUS_OF_CODE: Record<ApiErrorCode, number> = {
   unsupported_media_type: 415,
   request_header_fields_too_large: 431,
   internal_error: 500,
+  bad_gateway: 502,
   service_unavailable: 503,
   timeout: 504,
 };

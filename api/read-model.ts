@@ -24,6 +24,7 @@ import type { Placement } from './list-index.js';
 import { taskPlacement } from './task/list-index.js';
 import { workspaceCreatedAt } from './agent-computer/present.js';
 import { isAvailableMember } from './workspace-pool/members.js';
+import { PreviewIndex } from './agent-computer/previews/preview-index.js';
 
 const keyOf = (namespace: string | undefined, name: string): string => `${namespace ?? ''}/${name}`;
 const objectKey = (object: KubeObject): string => keyOf(object.metadata.namespace, object.metadata.name);
@@ -95,6 +96,8 @@ export class ReadModel {
   readonly contextLakes: Informer<ContextLake>;
   /** share id → task key, and back: GET /v1/share/:token finds its task without a scan. */
   private readonly taskByShare = new Map<string, string>();
+  /** preview id → workspace: a preview URL finds its workspace without a scan. */
+  readonly previews = new PreviewIndex();
   private readonly shareOfTask = new Map<string, string>();
   private readonly taskListeners = new ChangeListeners();
   private readonly workspaceListeners = new ChangeListeners();
@@ -116,7 +119,8 @@ export class ReadModel {
       AgentComputerType,
       {
         logger,
-        onEvent: ({ object }) => {
+        onEvent: ({ type, object }) => {
+          this.previews.update(object, type === 'DELETED');
           this.workspaceListeners.notify(objectKey(object));
         },
       },

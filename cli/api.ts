@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
-import { createApiApp } from '../api/app.js';
+import { createApiApp, upgradeListenerOf } from '../api/app.js';
 import { parseDuration } from '../platform/duration.js';
 import { answerClientErrors } from '../api/client-errors.js';
 import { ReadModel } from '../api/read-model.js';
@@ -52,6 +52,7 @@ ${settingsHelp(ConfigSchema, [
   ['AGENTRY_EXECUTORS_FILE', 'executor definitions (YAML or JSON) added to the built-ins'],
   ['AGENTRY_WEBHOOK_PRIVATE_TARGETS', 'whether webhooks may target private and loopback addresses'],
   ['AGENTRY_UI_SESSION_TTL', 'how long a web-page sign-in lasts (a duration)'],
+  ['AGENTRY_PREVIEW_DOMAIN', 'preview URLs at https://<token>.<domain>/ (wildcard DNS and TLS)'],
 ])}  More settings (S3, SQS, limits): docs/configuration.md#settings.
 
 example:
@@ -116,9 +117,12 @@ async function openApiServer(config: Config, logger: Logger) {
     artifactDownloadRedirect: downloadRedirectTarget(config, objectStore),
     lakeSqlTimeoutMs: parseDuration(config.AGENTRY_LAKE_SQL_TIMEOUT),
     uiSessionTtlMs: parseDuration(config.AGENTRY_UI_SESSION_TTL),
+    previewDomain: config.AGENTRY_PREVIEW_DOMAIN,
+    previewWakeTimeoutMs: parseDuration(config.AGENTRY_PREVIEW_WAKE_TIMEOUT),
     ...(notificationQueues === undefined ? {} : { notificationQueues }),
   });
   const server = createServer(app);
+  server.on('upgrade', upgradeListenerOf(app));
   answerClientErrors(server);
   return {
     server,

@@ -26,6 +26,7 @@ ${settingsHelp(ConfigSchema, [
   ['AGENTRY_WEBHOOK_PRIVATE_TARGETS', 'whether webhooks may target local addresses (default true here)'],
   ['AGENTRY_LAKE_FILE_ROOTS', 'directories file:// lake datasets may read, comma separated'],
   ['AGENTRY_UI_SESSION_TTL', 'how long a web-page sign-in lasts (a duration)'],
+  ['AGENTRY_PREVIEW_DOMAIN', 'preview URLs at https://<token>.<domain>/ (wildcard DNS and TLS)'],
 ])}  More settings (S3, SQS, limits): docs/configuration.md#settings.
 
 example:

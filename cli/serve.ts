@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
-import { createApiApp } from '../api/app.js';
+import { createApiApp, upgradeListenerOf } from '../api/app.js';
 import type { ApiRequestListener } from '../api/direct-reads.js';
 import { answerClientErrors, answerStarting } from '../api/client-errors.js';
 import { ReadModel } from '../api/read-model.js';
@@ -199,6 +199,10 @@ export async function serve(config: Config, announce: (line: string) => void): P
     if (attached.app === undefined) answerStarting(req, res);
     else attached.app(req, res);
   });
+  server.on('upgrade', (req, socket, head) => {
+    if (attached.app === undefined) socket.destroy();
+    else upgradeListenerOf(attached.app)(req, socket, head);
+  });
   answerClientErrors(server);
   const port = await listenOn(server, apiListenSettings(config));
   const url = `http://${config.AGENTRY_HOST}:${port}`;
@@ -234,6 +238,8 @@ export async function serve(config: Config, announce: (line: string) => void): P
     artifactDownloadRedirect: downloadRedirectTarget(config, objectStore),
     lakeSqlTimeoutMs: parseDuration(config.AGENTRY_LAKE_SQL_TIMEOUT),
     uiSessionTtlMs: parseDuration(config.AGENTRY_UI_SESSION_TTL),
+    previewDomain: config.AGENTRY_PREVIEW_DOMAIN,
+    previewWakeTimeoutMs: parseDuration(config.AGENTRY_PREVIEW_WAKE_TIMEOUT),
     version: AGENTRY_VERSION,
     isReady: () => ready,
   });

@@ -70,6 +70,22 @@ export const ConfigSchema = z.object({
     .default('12h')
     .refine((text) => /^(\d+(ns|us|ms|s|m|h))+$/.test(text), 'must be a duration such as 12h'),
   /**
+   * API: preview URLs get a host of their own, `https://<token>.<domain>/` (needs wildcard DNS and a
+   * wildcard TLS certificate for the domain pointing at the API); unset: `<public URL>/previews/<token>/`.
+   */
+  AGENTRY_PREVIEW_DOMAIN: z
+    .string()
+    .regex(
+      /^(?=.{1,190}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/,
+      'must be a lowercase DNS name such as preview.example.com',
+    )
+    .optional(),
+  /** API: how long a request to a preview URL waits for its hibernated workspace to wake before a 503. */
+  AGENTRY_PREVIEW_WAKE_TIMEOUT: z
+    .string()
+    .default('60s')
+    .refine((text) => /^(\d+(ns|us|ms|s|m|h))+$/.test(text), 'must be a duration such as 60s'),
+  /**
    * API and operator: whether webhooks may target loopback, private and link-local addresses, and
    * plain http (organizations can also allow it for themselves). Unset: `agentry serve` allows it
    * (one machine, receivers on localhost), `agentry api` and `agentry operator` do not.

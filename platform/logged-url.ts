@@ -12,8 +12,8 @@ const CREDENTIAL_PARAMS = new Set([
   'api_key',
   'api-key',
 ]);
-// The API's share links (/v1/share/…) and the share page (/share/…) both carry the token.
-const SHARE_PATH = /^((?:\/v1)?\/share\/)[^/?#]+/;
+// The API's share links (/v1/share/…), the share page (/share/…) and preview URLs (/previews/…) carry a token.
+const SHARE_PATH = /^((?:\/v1)?\/share\/|\/previews\/)[^/?#]+/;
 const REDACTED = '[redacted]';
 
 export function loggedUrl(url: string): string {

@@ -7,6 +7,7 @@ import {
   ArtifactFileSchema,
   ArtifactManifestSchema,
   EventsPageSchema,
+  ListeningPortsSchema,
   PromptStateSchema,
 } from './runner-protocol.js';
 import type {
@@ -143,6 +144,11 @@ export class RunnerClient {
       if (err instanceof MalformedEventError) throw err;
       return; // the connection dropped: the caller resumes from the last seq it saw
     }
+  }
+
+  /** The TCP ports processes of the workspace listen on (not the runner's own). */
+  async listeningPorts(): Promise<number[]> {
+    return (await this.call('GET', '/v1/ports', ListeningPortsSchema)).ports;
   }
 
   /** The files under /code/artifacts with their MD5s, and the sync base. */

@@ -12,6 +12,7 @@ import { objectName } from '../crds/meta.js';
  * - GET  /v1/tasks/:taskId/events?after=N&promptId=P  → SSE (`Accept: text/event-stream`) or EventsPage JSON
  *   The SSE stream sends `id: <seq>`, `event: event`, `data: <TaskEvent>` and `: keepalive` every 15 s;
  *   it never ends by itself (the runner cannot know whether more prompts will come).
+ * - GET  /v1/ports                                    → ListeningPorts (the API's preview proxy asks)
  */
 
 /** docs/api.md#tasks event types. */
@@ -207,3 +208,11 @@ export const ArtifactManifestSchema = z.object({
 export type ArtifactManifest = z.infer<typeof ArtifactManifestSchema>;
 
 export const ArtifactBaseRequestSchema = z.strictObject({ base: ArtifactBaseSchema });
+
+/**
+ * GET /v1/ports: the TCP ports processes of this workspace listen on (the runner's own left out).
+ * The API's preview proxy forwards only to these: in the process runtime workspaces share the
+ * host's network, so another port on the same address may belong to someone else.
+ */
+export const ListeningPortsSchema = z.object({ ports: z.array(z.number().int().min(1).max(65535)) });
+export type ListeningPorts = z.infer<typeof ListeningPortsSchema>;

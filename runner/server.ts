@@ -18,6 +18,8 @@ import { workloadRequestLog } from '../platform/workload-request-log.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { taskRoutes } from './routes/tasks.js';
 import { DEFAULT_KEEPALIVE_MS } from './sse.js';
+import { listeningPorts } from './listening-ports.js';
+import type { ListeningPorts } from '../platform/runner-protocol.js';
 import type { RunnerState } from './state.js';
 
 export interface RunnerAppOptions {
@@ -103,6 +105,9 @@ export function createRunnerApp(options: RunnerAppOptions): RunnerApp {
       queueLength: queue.pendingCount,
       runningPromptId: queue.runningPromptId ?? null,
     });
+  });
+  app.get('/v1/ports', (_req, res, next) => {
+    listeningPorts().then((ports) => res.json({ ports } satisfies ListeningPorts), next);
   });
   app.use(taskRoutes({ queue, events, logger, keepaliveMs: options.keepaliveMs ?? DEFAULT_KEEPALIVE_MS }));
   app.use(

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { AgentComputerType, HIBERNATED_BY_ANNOTATION } from '../../crds/index.js';
+import { AgentComputerType } from '../../crds/index.js';
 import type { AgentComputer, OperatingMode } from '../../crds/index.js';
 import { isStoreError } from '../../platform/store/types.js';
 import { createAgentComputer } from './create.js';
 import type { CreateAgentComputerDeps } from './create.js';
-import { updateWithRetry } from '../optimistic-update.js';
+import { setOperatingMode } from './operating-mode.js';
 import { ApiError } from '../errors.js';
 import { findWorkspace } from './find-workspace.js';
 import { PatchAgentComputerBodySchema, configureAgentComputer } from './configure.js';
@@ -53,26 +53,7 @@ export function agentComputerRoutes(deps: AgentComputerRoutesDeps): RouteDefinit
       },
       handler: async ({ params, principal }) => {
         const ac = await findAgentComputer(principal.namespace, params.id);
-        const updated = await updateWithRetry(
-          deps.store,
-          AgentComputerType,
-          principal.namespace,
-          ac.metadata.name,
-          (current) => {
-            if (current.spec.operatingMode === mode && current.metadata.deletionTimestamp === undefined)
-              return undefined;
-            const annotations = Object.fromEntries(
-              Object.entries(current.metadata.annotations ?? {}).filter(
-                ([key]) => key !== HIBERNATED_BY_ANNOTATION,
-              ),
-            );
-            return {
-              ...current,
-              metadata: { ...current.metadata, annotations },
-              spec: { ...current.spec, operatingMode: mode },
-            };
-          },
-        );
+        const updated = await setOperatingMode(deps.store, principal.namespace, ac.metadata.name, mode);
         if (updated === undefined) throw ApiError.notFound('Agent computer');
         deps.readModel.agentComputers.observe(updated);
         return { status: 202, body: presentAgentComputer(updated, deps.publicUrl) };

@@ -7,7 +7,7 @@ import type { KeyResolver } from './key-resolver.js';
 import { setPrincipal } from './principal.js';
 
 /** docs/api.md#authentication: the key travels in `API_KEY`, `api-key` or `x-api-key`, in any letter case. */
-const KEY_HEADERS = ['api_key', 'api-key', 'x-api-key'] as const;
+export const KEY_HEADERS = ['api_key', 'api-key', 'x-api-key'] as const;
 
 export function presentedApiKey(req: Request): string | undefined {
   for (const header of KEY_HEADERS) {

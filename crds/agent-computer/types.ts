@@ -21,6 +21,33 @@ export const MAX_AGENT_INSTRUCTIONS_LENGTH = 100_000;
 /** The Secret (owned by the AgentComputer) holding the executor environment set by PATCH `env`. */
 export const agentComputerEnvSecretName = (name: string): string => `agentcomputer-env-${name}`;
 
+/** At most this many live previews per workspace (docs/api.md#previews). */
+export const MAX_PREVIEWS = 20;
+
+/** A preview id: 16 lowercase base32 characters (80 random bits), the start of its URL token. */
+export const PreviewIdSchema = z.string().regex(/^[a-z2-7]{16}$/);
+
+/** One preview URL of the workspace (POST /v1/agent-computers/:id/previews); removing it revokes it. */
+export const WorkspacePreviewSchema = z
+  .object({
+    id: PreviewIdSchema.describe(
+      'The preview id: 16 lowercase base32 characters, the start of its URL token.',
+    ),
+    port: z
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .describe('The TCP port in the workspace the preview URL reaches.'),
+    createdAt: isoTimestamp.describe('When it was made (RFC 3339).'),
+    expiresAt: isoTimestamp.describe(
+      'When the URL stops working (RFC 3339); the API prunes expired entries.',
+    ),
+    createdBy: z.string().min(1).max(253).describe('The user (API key owner) who made it.'),
+  })
+  .describe('A signed preview URL to one port of the workspace.');
+export type WorkspacePreview = z.infer<typeof WorkspacePreviewSchema>;
+
 export const AgentComputerSpecSchema = z
   .object({
     displayName: z
@@ -74,6 +101,13 @@ export const AgentComputerSpecSchema = z
       .optional()
       .describe(
         'Names of the executor environment variables; their values live only in the Secret agentcomputer-env-<name> (owned by this resource), never here. At most 100.',
+      ),
+    previews: z
+      .array(WorkspacePreviewSchema)
+      .max(MAX_PREVIEWS)
+      .optional()
+      .describe(
+        'Preview URLs to ports of the workspace, served by the API server; written by the REST API (removing an entry revokes its URL at once). At most 20.',
       ),
   })
   .describe('Desired state of the agent computer: what to run, where, and when to hibernate.');
@@ -130,6 +164,12 @@ export const AgentComputerType = defineCustomResource({
   ],
 });
 export type AgentComputer = CustomResource<AgentComputerSpec, AgentComputerStatus>;
+
+/**
+ * Stamped by the API server (at most once a minute) while preview URLs of the workspace carry
+ * traffic: the idle timeout counts from it too, so a dev server in use keeps its workspace awake.
+ */
+export const LAST_PREVIEW_AT_ANNOTATION = 'agentry.dev/last-preview-at';
 
 /** Set by the operator when it hibernated an idle agent computer itself; a user's start or stop clears it. */
 export const HIBERNATED_BY_ANNOTATION = 'agentry.dev/hibernated-by';

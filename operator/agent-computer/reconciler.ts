@@ -3,6 +3,7 @@ import {
   AgentComputerEventReasons,
   AgentComputerType,
   HIBERNATED_BY_ANNOTATION,
+  LAST_PREVIEW_AT_ANNOTATION,
   SecretType,
 } from '../../crds/index.js';
 import { isTrue } from '../../crds/conditions.js';
@@ -232,7 +233,9 @@ export class AgentComputerReconciler implements Reconciler {
     // Only a running, ready workspace idles: one still booting has not been usable yet.
     const ready = isTrue(ac, AgentComputerConditions.Ready);
     if (idleMs === 0 || ac.spec.operatingMode !== 'Running' || !ready || activity.busy) return undefined;
-    const times = [ac.status?.lastActivityAt ?? ac.metadata.creationTimestamp, activity.lastAt]
+    // Preview traffic counts too: the API stamps it (at most once a minute) on the annotation.
+    const previewedAt = ac.metadata.annotations?.[LAST_PREVIEW_AT_ANNOTATION];
+    const times = [ac.status?.lastActivityAt ?? ac.metadata.creationTimestamp, activity.lastAt, previewedAt]
       .filter((time) => time !== undefined)
       .map((time) => Date.parse(time));
     return times.length === 0 ? undefined : Math.max(...times) + idleMs;

@@ -50,6 +50,7 @@ export function workloadNetworkPolicy(
     ownerReferences: [owner],
     controlNamespace: options.controlNamespace,
     port: workloadProgram(object).port,
+    previewPorts: workloadProgram(object).name === 'runner',
     egress: options.egress,
   });
 }

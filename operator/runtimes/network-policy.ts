@@ -1,5 +1,5 @@
 // The NetworkPolicy every workload gets (docs/architecture.md#runtimes): only the API server and the operator may
-// reach the runner; the workload may reach the internet but not the cluster or cloud metadata.
+// reach the runner, only the API server (the preview proxy) a workspace's other ports; the workload may reach the internet but not the cluster or cloud metadata.
 import type { OwnerReference } from '../../crds/index.js';
 import type { EgressAllowance } from '../../platform/workload-placement.js';
 import type { NetworkPolicy } from './kube-objects.js';
@@ -46,6 +46,9 @@ export function egressWith(allowances: readonly EgressAllowance[]): EgressOption
 /** The pods allowed to call runners: the API server (proxies streams) and the operator (dispatches). */
 export const CONTROL_PLANE_APPS: readonly string[] = ['agentry-api', 'agentry-operator'];
 
+/** The pods of the preview proxy (docs/api.md#previews): the only ones that reach a workspace's other ports. */
+export const PREVIEW_PROXY_APPS: readonly string[] = ['agentry-api'];
+
 export interface RunnerNetworkPolicyOptions {
   name: string;
   namespace: string;
@@ -54,8 +57,10 @@ export interface RunnerNetworkPolicyOptions {
   ownerReferences: OwnerReference[];
   /** Where the API server and operator run. */
   controlNamespace: string;
-  /** The runner's port, the only one open to ingress. */
+  /** The program's port, open to the API server and the operator. */
   port: number;
+  /** Every other port open to the API server alone (the preview proxy); a lake server has none. */
+  previewPorts?: boolean;
   egress?: EgressOptions | undefined;
 }
 
@@ -63,6 +68,12 @@ const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
 const namespaceSelector = (namespace: string): { matchLabels: Record<string, string> } => ({
   matchLabels: { [NAMESPACE_NAME_LABEL]: namespace },
+});
+
+/** Pods of these apps, in the control-plane namespace only (both selectors in one peer). */
+const controlPlanePeer = (controlNamespace: string, apps: readonly string[]): Record<string, unknown> => ({
+  namespaceSelector: namespaceSelector(controlNamespace),
+  podSelector: { matchExpressions: [{ key: 'app.kubernetes.io/name', operator: 'In', values: [...apps] }] },
 });
 
 function egressRules(egress: EgressOptions): Record<string, unknown>[] {
@@ -106,19 +117,13 @@ export function runnerNetworkPolicy(options: RunnerNetworkPolicyOptions): Networ
       policyTypes: ['Ingress', 'Egress'],
       ingress: [
         {
-          from: [
-            {
-              // Both selectors in one peer: control-plane pods, in the control-plane namespace only.
-              namespaceSelector: namespaceSelector(options.controlNamespace),
-              podSelector: {
-                matchExpressions: [
-                  { key: 'app.kubernetes.io/name', operator: 'In', values: [...CONTROL_PLANE_APPS] },
-                ],
-              },
-            },
-          ],
+          from: [controlPlanePeer(options.controlNamespace, CONTROL_PLANE_APPS)],
           ports: [{ protocol: 'TCP', port: options.port }],
         },
+        // No ports: every port, to the preview proxy only.
+        ...(options.previewPorts === true
+          ? [{ from: [controlPlanePeer(options.controlNamespace, PREVIEW_PROXY_APPS)] }]
+          : []),
       ],
       // Omitted rather than empty: the API server drops an empty list, and a comparison with what it
       // stored must not see a difference that is not there.

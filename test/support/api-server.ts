@@ -4,7 +4,7 @@ import type { Express } from 'express';
 import type { ApiRequestListener } from '../../api/direct-reads.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApiApp } from '../../api/app.js';
+import { createApiApp, upgradeListenerOf } from '../../api/app.js';
 import { answerClientErrors } from '../../api/client-errors.js';
 import type { ApiAppOptions } from '../../api/app.js';
 import { issueApiKey } from '../../api/auth/api-keys.js';
@@ -71,6 +71,24 @@ const webPageSettings = (
   publicUrl: options.loopbackPublicUrl === true ? serverUrl : (options.publicUrl ?? 'http://agentry.test'),
   ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
   ...(options.uiSessionTtlMs === undefined ? {} : { uiSessionTtlMs: options.uiSessionTtlMs }),
+});
+
+/** Preview URL settings of a test server (docs/api.md#previews). */
+export interface PreviewOptions {
+  /** Host mode: previews at `<token>.<previewDomain>`. */
+  previewDomain?: string;
+  /** How long a preview request waits for a hibernated workspace (default 60 s). */
+  previewWakeTimeoutMs?: number;
+}
+
+/** The app's preview settings a test gave (the app's defaults for the rest). */
+const previewSettings = (
+  options: PreviewOptions,
+): Pick<ApiAppOptions, 'previewDomain' | 'previewWakeTimeoutMs'> => ({
+  previewDomain: options.previewDomain,
+  ...(options.previewWakeTimeoutMs === undefined
+    ? {}
+    : { previewWakeTimeoutMs: options.previewWakeTimeoutMs }),
 });
 
 /** Polls until `check` holds: for effects that reach the API's caches through a watch. */
@@ -144,7 +162,8 @@ export async function startTestApi(
     logDestination?: { write(line: string): void };
     /** The level of the lines `logDestination` receives (default debug; a bench logs at info as served). */
     logLevel?: LevelWithSilent;
-  } & WebPageOptions = {},
+  } & WebPageOptions &
+    PreviewOptions = {},
 ): Promise<TestApi> {
   const dir = await mkdtemp(join(tmpdir(), 'agentry-api-'));
   const store = options.store ?? (await EmbeddedStore.open(join(dir, 'store')));
@@ -185,8 +204,10 @@ export async function startTestApi(
     artifactDownloadRedirect: options.artifactDownloadRedirect,
     ...contextLakeOptions(options),
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...previewSettings(options),
   });
   server.on('request', app);
+  server.on('upgrade', upgradeListenerOf(app));
 
   const organization = async (name: string, plan: 'free' | 'pro' = 'pro'): Promise<Organization> => {
     const existing = await store.get(OrganizationType, undefined, name);

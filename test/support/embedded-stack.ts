@@ -18,7 +18,7 @@ import type { SqsNotificationQueues } from '../../platform/lake-notifications/qu
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import { CONTROL_NAMESPACE, startTestApi } from './api-server.js';
-import type { TestApi, WebPageOptions } from './api-server.js';
+import type { PreviewOptions, TestApi, WebPageOptions } from './api-server.js';
 import { REPOSITORY_LAKE_COMMAND, REPOSITORY_RUNNER_COMMAND } from './runner-command.js';
 
 /** The embedded default in this process: store, operator with real runner processes, API server. */
@@ -70,6 +70,8 @@ export async function startEmbeddedStack(
     ephemeralIdleGraceMs?: number;
     /** The web pages the API serves, and its public URL (the browser tests' origin). */
     web?: WebPageOptions;
+    /** Preview URL settings of the API (host mode, wake timeout). */
+    previews?: PreviewOptions;
   } = {},
 ): Promise<EmbeddedStack> {
   const dir = await mkdtemp(join(tmpdir(), options.prefix ?? 'agentry-stack-'));
@@ -107,6 +109,7 @@ export async function startEmbeddedStack(
     ...(queues === undefined ? {} : { notificationQueues: queues }),
     ...(options.executors === undefined ? {} : { executors: options.executors }),
     ...options.web,
+    ...options.previews,
   });
   const operator = await startOperator({
     store,

@@ -57,6 +57,19 @@ describe('runnerNetworkPolicy', () => {
     ]);
   });
 
+  it("opens a workspace's other ports to the API server's pods alone (the preview proxy)", () => {
+    expect(runnerNetworkPolicy({ ...options, previewPorts: true }).spec.ingress?.[1]).toEqual({
+      from: [
+        {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'agentry-system' } },
+          podSelector: {
+            matchExpressions: [{ key: 'app.kubernetes.io/name', operator: 'In', values: ['agentry-api'] }],
+          },
+        },
+      ],
+    });
+  });
+
   it('lets the workload reach the IPv4 internet except private, metadata and carrier-grade NAT ranges', () => {
     expect(runnerNetworkPolicy(options).spec.egress?.[0]).toEqual({
       to: [
