@@ -15,6 +15,7 @@ import {
   OrganizationType,
   TaskType,
   WebhookType,
+  WorkspacePoolType,
 } from '../crds/index.js';
 
 export const HEALTH_DIR = 'deploy/argocd/health';
@@ -30,6 +31,7 @@ const HEALTH_FILES: ReadonlyMap<string, string> = new Map([
   [TaskType.kind, 'task.lua'],
   [ContextLakeType.kind, 'context-lake.lua'],
   [WebhookType.kind, 'webhook.lua'],
+  [WorkspacePoolType.kind, 'workspace-pool.lua'],
 ]);
 
 /** What runs before each kind's check: helpers they share (Argo CD runs each check on its own). */

@@ -145,6 +145,25 @@ describe('helm chart', () => {
     },
   );
 
+  it('api.previews becomes the preview settings of the API, which the API parses', async () => {
+    const plain = deployment(renderedObjects(await helm(['template', 'agentry', CHART])), 'agentry-api').env;
+    expect(plain.AGENTRY_PREVIEW_DOMAIN).toBeUndefined();
+    expect(plain.AGENTRY_PREVIEW_WAKE_TIMEOUT).toBe('60s');
+    const set = ['--set', 'api.previews.domain=preview.example.com', '--set', 'api.previews.wakeTimeout=2m'];
+    const { env } = deployment(
+      renderedObjects(await helm(['template', 'agentry', CHART, ...set])),
+      'agentry-api',
+    );
+    const config = loadConfig({
+      AGENTRY_PREVIEW_DOMAIN: env.AGENTRY_PREVIEW_DOMAIN,
+      AGENTRY_PREVIEW_WAKE_TIMEOUT: env.AGENTRY_PREVIEW_WAKE_TIMEOUT,
+    });
+    expect([config.AGENTRY_PREVIEW_DOMAIN, config.AGENTRY_PREVIEW_WAKE_TIMEOUT]).toEqual([
+      'preview.example.com',
+      '2m',
+    ]);
+  });
+
   it('autoscaling renders an HPA and leaves the API Deployment without a replica count', async () => {
     const objects = renderedObjects(
       await helm(['template', 'agentry', CHART, '--set', 'api.autoscaling.enabled=true']),
@@ -202,6 +221,8 @@ describe('helm chart', () => {
     ['workloads.memory=lots', /\/workloads\/memory/],
     ['api.workers=0', /\/api\/workers/],
     ['api.workers=many', /\/api\/workers/],
+    ['api.previews.domain=Preview_Host', /\/api\/previews\/domain/],
+    ['api.previews.wakeTimeout=soon', /\/api\/previews\/wakeTimeout/],
   ])('values.schema.json rejects --set %s, naming the value', async (setting, message) => {
     const failure = await helmFailure(['template', 'agentry', CHART, '--set', setting]);
     expect(failure).toMatch(/values don't meet the specifications of the schema/);

@@ -14,6 +14,9 @@ import {
   TaskType,
   WebhookSpecSchema,
   WebhookType,
+  WorkspacePoolConditions,
+  WorkspacePoolSpecSchema,
+  WorkspacePoolType,
   apiVersionOf,
 } from '../../crds/index.js';
 import type {
@@ -29,6 +32,7 @@ import type {
   TaskStatus,
   Webhook,
   WebhookStatus,
+  WorkspacePool,
 } from '../../crds/index.js';
 import { setCondition } from '../../crds/conditions.js';
 import type { ConditionInput } from '../../crds/conditions.js';
@@ -293,4 +297,48 @@ export const webhookSamples = {
     lastError: 'connect ECONNREFUSED',
   }),
   'target answered 410 Gone': webhook({ isActive: false, failureCount: 0 }),
+};
+
+// WorkspacePool --------------------------------------------------------------------------------
+
+const workspacePool = (
+  counts: { desired: number; ready: number; provisioning: number },
+  ready?: Omit<ConditionInput, 'type'>,
+): WorkspacePool =>
+  parsed(
+    WorkspacePoolType,
+    {
+      metadata: { name: 'default', namespace: 'agentry-org-acme', generation: GENERATION },
+      spec: WorkspacePoolSpecSchema.parse({ minReady: 2 }),
+    },
+    ready === undefined
+      ? undefined
+      : {
+          ...counts,
+          claimed: 0,
+          observedGeneration: GENERATION,
+          conditions: setCondition([], { type: WorkspacePoolConditions.Ready, ...ready }, GENERATION, NOW),
+        },
+  );
+
+const filled = { status: 'True', reason: 'Filled', message: '2 workspaces ready to claim' } as const;
+
+export const workspacePoolSamples = {
+  filled: workspacePool({ desired: 2, ready: 2, provisioning: 0 }, filled),
+  refilling: workspacePool(
+    { desired: 2, ready: 1, provisioning: 1 },
+    { status: 'False', reason: 'Refilling', message: '1 workspace starting' },
+  ),
+  'members cannot start': workspacePool(
+    { desired: 2, ready: 0, provisioning: 2 },
+    { status: 'False', reason: 'RefillFailed', message: 'ErrImagePull: no such image' },
+  ),
+  'maxReady below minReady': workspacePool(
+    { desired: 0, ready: 0, provisioning: 0 },
+    { status: 'False', reason: 'InvalidSpec', message: 'spec.maxReady 1 is below spec.minReady 2' },
+  ),
+  'not seen by the operator yet': workspacePool({ desired: 0, ready: 0, provisioning: 0 }),
+  'status of an older generation': newerGeneration(
+    workspacePool({ desired: 2, ready: 2, provisioning: 0 }, filled),
+  ),
 };

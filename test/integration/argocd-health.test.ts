@@ -9,6 +9,7 @@ import {
   organizationSamples,
   taskSamples,
   webhookSamples,
+  workspacePoolSamples,
 } from './argocd-health-samples.js';
 
 type Expected = [sample: string, status: ArgoHealth['status'], message: RegExp];
@@ -88,6 +89,17 @@ describe('Argo CD health of a Webhook', () => {
       /^3 failed delivery attempt\(s\) since the last success: connect ECONNREFUSED$/,
     ],
     ['target answered 410 Gone', 'Degraded', /410 Gone/],
+  ]);
+});
+
+describe('Argo CD health of a WorkspacePool', () => {
+  checks('WorkspacePool', workspacePoolSamples, [
+    ['filled', 'Healthy', /^2\/2 ready: 2 workspaces ready to claim/],
+    ['refilling', 'Progressing', /^1\/2 ready: 1 workspace starting/],
+    ['members cannot start', 'Degraded', /ErrImagePull/],
+    ['maxReady below minReady', 'Degraded', /maxReady 1 is below/],
+    ['not seen by the operator yet', 'Progressing', UNSEEN],
+    ['status of an older generation', 'Progressing', STALE],
   ]);
 });
 
