@@ -62,7 +62,9 @@ export const WorkspacePoolSpecSchema = z
       .min(0)
       .max(1000)
       .default(2)
-      .describe('Members kept ready (or on their way) while nobody claims, 0-1000; 0 empties the pool. Default: 2.'),
+      .describe(
+        'Members kept ready (or on their way) while nobody claims, 0-1000; 0 empties the pool. Default: 2.',
+      ),
     maxReady: z
       .number()
       .int()
@@ -78,7 +80,9 @@ export const WorkspacePoolSpecSchema = z
       .min(1)
       .max(6000)
       .default(600)
-      .describe('At most this many members are made per minute, 1-6000, so a drained pool does not flood the cluster. Default: 600.'),
+      .describe(
+        'At most this many members are made per minute, 1-6000, so a drained pool does not flood the cluster. Default: 600.',
+      ),
   })
   .describe('Desired state of the pool: how many ready workspaces to keep and what they are.');
 export type WorkspacePoolSpec = z.infer<typeof WorkspacePoolSpecSchema>;
@@ -89,10 +93,14 @@ export const WorkspacePoolStatusSchema = z
   .object({
     observedGeneration: ObservedGenerationSchema.optional(),
     conditions: ConditionsSchema.optional().describe(conditionsDescription(WorkspacePoolConditionCatalog)),
-    desired: memberCount('Unclaimed members the pool aims for now: minReady plus recent claims, at most maxReady.'),
+    desired: memberCount(
+      'Unclaimed members the pool aims for now: minReady plus recent claims, at most maxReady.',
+    ),
     ready: memberCount('Unclaimed members whose runner answers: a claim gets one of these at once.'),
     provisioning: memberCount('Unclaimed members being made or starting.'),
-    claimed: memberCount('Members claimed from this pool that still exist (workspaces of the organization now).'),
+    claimed: memberCount(
+      'Members claimed from this pool that still exist (workspaces of the organization now).',
+    ),
   })
   .describe('Observed state of the pool, written by the operator.');
 export type WorkspacePoolStatus = z.infer<typeof WorkspacePoolStatusSchema>;
