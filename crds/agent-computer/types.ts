@@ -128,6 +128,14 @@ export const AgentComputerStatusSchema = z
       .max(2048)
       .optional()
       .describe('Cluster-internal URL where the runner inside it listens.'),
+    // Never shown to API clients either.
+    address: z
+      .string()
+      .max(64)
+      .optional()
+      .describe(
+        "The pod's cluster-internal IP when the endpoint is its Service: where preview URLs reach ports other than the runner's.",
+      ),
     lastActivityAt: isoTimestamp
       .optional()
       .describe(

@@ -94,6 +94,7 @@ export function computeAgentComputerStatus(
     conditions,
     sandboxId: obs.sandboxId ?? ac.status?.sandboxId,
     endpoint: obs.endpoint,
+    address: obs.address,
     provisionError: obs.provisionError,
   };
 }

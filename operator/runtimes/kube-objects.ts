@@ -36,6 +36,7 @@ export const PodSchema = z.object({
   status: z
     .looseObject({
       phase: z.string().optional(),
+      podIP: z.string().optional(),
       reason: z.string().optional(),
       message: z.string().optional(),
       conditions: z.array(ConditionSchema).optional(),

@@ -60,7 +60,7 @@ export function observePod(
   context: WorkloadContext,
   program: WorkloadProgram = RUNNER_PROGRAM,
 ): WorkloadObservation {
-  const base = { provisioned: true, sandboxId: pod.metadata.name, endpoint };
+  const base = { provisioned: true, sandboxId: pod.metadata.name, endpoint, address: pod.status?.podIP };
   const provisionError = podProvisionError(pod, context, program);
   const running = pod.status?.phase === 'Running';
   const ready =

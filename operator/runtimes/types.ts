@@ -21,6 +21,11 @@ export interface WorkloadObservation {
   sandboxId?: string | undefined;
   /** Where the program listens, reachable from the operator and API server. */
   endpoint?: string | undefined;
+  /**
+   * The workload's own address when `endpoint` names something else (a pod's IP behind its Service):
+   * where the API server reaches its other ports (preview URLs).
+   */
+  address?: string | undefined;
   /** Set when the workload cannot start without a change (ErrImagePull, unschedulable...). */
   provisionError?: string | undefined;
   /** The Provisioned condition's reason with `provisionError` when more precise than `ProvisionFailed`. */

@@ -139,7 +139,8 @@ export class PreviewGateway {
       ac,
       release,
       target: {
-        host: new URL(endpoint).hostname,
+        // A pod's Service exposes the runner's port only; its other ports are on the pod's own IP.
+        host: ac.status?.address ?? new URL(endpoint).hostname,
         port: found.preview.port,
         prefix: request.prefix,
         proto: this.proto,
