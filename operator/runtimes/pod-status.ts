@@ -54,13 +54,16 @@ const podProvisionError = (
 ): string | undefined => containerError(pod, context, program) ?? schedulingError(pod);
 
 /** What one pod of the current deployment says about the workload. */
+/** The pod's own IP once it has one (previews reach its ports there, not through the Service). */
+const podAddress = (pod: Pod): string | undefined => pod.status?.podIP;
+
 export function observePod(
   pod: Pod,
   endpoint: string,
   context: WorkloadContext,
   program: WorkloadProgram = RUNNER_PROGRAM,
 ): WorkloadObservation {
-  const base = { provisioned: true, sandboxId: pod.metadata.name, endpoint, address: pod.status?.podIP };
+  const base = { provisioned: true, sandboxId: pod.metadata.name, endpoint, address: podAddress(pod) };
   const provisionError = podProvisionError(pod, context, program);
   const running = pod.status?.phase === 'Running';
   const ready =
