@@ -53,10 +53,10 @@ const podProvisionError = (
   program: WorkloadProgram = RUNNER_PROGRAM,
 ): string | undefined => containerError(pod, context, program) ?? schedulingError(pod);
 
-/** What one pod of the current deployment says about the workload. */
 /** The pod's own IP once it has one (previews reach its ports there, not through the Service). */
 const podAddress = (pod: Pod): string | undefined => pod.status?.podIP;
 
+/** What one pod of the current deployment says about the workload. */
 export function observePod(
   pod: Pod,
   endpoint: string,
