@@ -14,6 +14,7 @@ import { ensureInstallationKey } from '../../platform/installation-key.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import { isStoreError } from '../../platform/store/types.js';
+import type { ResourceStore } from '../../platform/store/types.js';
 import { CONTROL_NAMESPACE, startTestApi } from '../../test/support/api-server.js';
 import type { TestApi } from '../../test/support/api-server.js';
 import { REPOSITORY_RUNNER_COMMAND } from '../../test/support/runner-command.js';
@@ -48,7 +49,8 @@ function runnerOptions(): { runnerCommand: RunnerCommand; env: Record<string, st
   return { runnerCommand: profiled, env, isolation: 'none' };
 }
 
-export async function startStack(stack: Stack): Promise<string> {
+/** Starts the stack; answers an API key of the bench's organization, whose workspace limit is `agentComputerLimit`. */
+export async function startStack(stack: Stack, agentComputerLimit = AGENT_COMPUTER_LIMIT): Promise<string> {
   const store = await EmbeddedStore.open(join(stack.dir, 'store'));
   const logger = createLogger({ level: LOG_LEVEL });
   let notify: (ns: string, name: string) => void = () => undefined;
@@ -80,35 +82,43 @@ export async function startStack(stack: Stack): Promise<string> {
   notify = stack.operator.notifyAgentComputer;
   stack.api = await startTestApi({ store });
   const key = await stack.api.key({ org: ORG });
-  await raiseWorkspaceLimit(stack.api);
+  await raiseWorkspaceLimit(stack.api, agentComputerLimit);
   return key;
 }
 
-/** Deleted workspaces stop counting at once, but leave room anyway for ones a failed run left behind. */
-async function raiseWorkspaceLimit(api: TestApi): Promise<void> {
+/** Raises organization `org`'s `limits.agentComputers` to at least `limit` in `store`. */
+export async function raiseAgentComputerLimit(
+  store: ResourceStore,
+  org: string,
+  limit: number,
+): Promise<void> {
   // The operator writes the new organization's status meanwhile: read again on a conflict.
   for (let attempt = 1; ; attempt++) {
-    const org = await api.store.get(OrganizationType, undefined, ORG);
-    if (org === undefined) throw new Error(`organization ${ORG} is missing`);
-    if (org.spec.limits.agentComputers >= AGENT_COMPUTER_LIMIT) break;
+    const current = await store.get(OrganizationType, undefined, org);
+    if (current === undefined) throw new Error(`organization ${org} is missing`);
+    if (current.spec.limits.agentComputers >= limit) return;
     try {
-      await api.store.replace(OrganizationType, {
-        ...org,
-        spec: { ...org.spec, limits: { ...org.spec.limits, agentComputers: AGENT_COMPUTER_LIMIT } },
+      await store.replace(OrganizationType, {
+        ...current,
+        spec: { ...current.spec, limits: { ...current.spec.limits, agentComputers: limit } },
       });
-      break;
+      return;
     } catch (err) {
       if (!isStoreError(err, 'Conflict') || attempt >= 10) throw err;
       await sleep(20);
     }
   }
+}
+
+/** Deleted workspaces stop counting at once, but leave room anyway for ones a failed run left behind. */
+async function raiseWorkspaceLimit(api: TestApi, limit: number): Promise<void> {
+  await raiseAgentComputerLimit(api.store, ORG, limit);
   await until(
     'the API to see the raised agentComputers limit',
     10_000,
     () =>
       Promise.resolve(
-        (api.readModel.organizations.get(undefined, ORG)?.spec.limits.agentComputers ?? 0) >=
-          AGENT_COMPUTER_LIMIT
+        (api.readModel.organizations.get(undefined, ORG)?.spec.limits.agentComputers ?? 0) >= limit
           ? true
           : undefined,
       ),

@@ -1,0 +1,76 @@
+// The sequential phases: one `echo ready` task at a time, POST /v1/tasks → its `init` event, on a
+// running workspace (the floor), a new one (cold), a hibernated one (wake) and one claimed from a
+// ready pool. Each phase answers its samples; the untimed warm-up tasks come first.
+import { startOnce } from '../task-latency/starts.js';
+import { progress } from '../support/stats.js';
+import { ensurePool, origin, poolFilled } from './pool.js';
+import type { Target } from './target.js';
+import { deleteWorkspace, hibernate } from './workspaces.js';
+
+export interface PhaseSamples {
+  /** POST sent → `init` arrived, ms. */
+  init: number[];
+  /** Tasks that were to claim a pool member but started cold (the pool phase only). */
+  cold?: number;
+}
+
+/** `warmup + n` rounds of `round`, keeping the timed ones. */
+async function rounds(
+  target: Target,
+  what: string,
+  round: (timed: boolean) => Promise<number>,
+): Promise<number[]> {
+  const { n, warmup } = target.sizes;
+  const init: number[] = [];
+  for (let i = 0; i < warmup + n; i++) {
+    const ms = await round(i >= warmup);
+    if (i >= warmup) init.push(ms);
+    if ((i + 1) % 5 === 0) progress(`  ${what} ${i + 1}/${warmup + n}`);
+  }
+  return init;
+}
+
+/** A task given the workspace's id while it runs: dispatch only. */
+export async function existingPhase(target: Target, workspaceId: string): Promise<PhaseSamples> {
+  const init = await rounds(target, 'existing', async () => {
+    const sample = await startOnce(target.endpoint, workspaceId);
+    if (sample.workspaceId !== workspaceId)
+      throw new Error(`a task given ${workspaceId} ran on ${sample.workspaceId}`);
+    return sample.init;
+  });
+  return { init };
+}
+
+/** A task without workspaceId and no pool: a new workspace each time, deleted after. */
+export async function coldPhase(target: Target): Promise<PhaseSamples> {
+  const init = await rounds(target, 'cold', async () => {
+    const sample = await startOnce(target.endpoint, undefined);
+    await deleteWorkspace(target, sample.workspaceId);
+    return sample.init;
+  });
+  return { init };
+}
+
+/** The workspace is stopped until hibernated (untimed), then a task given its id resumes it. */
+export async function wakePhase(target: Target, workspaceId: string): Promise<PhaseSamples> {
+  const init = await rounds(target, 'wake', async () => {
+    await hibernate(target.endpoint, workspaceId, target.sizes.settleMs);
+    return (await startOnce(target.endpoint, workspaceId)).init;
+  });
+  return { init };
+}
+
+/** A task without workspaceId while the pool is full (refilled, untimed, before each); the claimed workspace is deleted after. */
+export async function claimPhase(target: Target): Promise<PhaseSamples> {
+  const size = target.sizes.claimPool;
+  await ensurePool(target, size);
+  let cold = 0;
+  const init = await rounds(target, 'claim', async (timed) => {
+    await poolFilled(target, size);
+    const sample = await startOnce(target.endpoint, undefined);
+    if (timed && (await origin(target, sample.workspaceId)) === 'cold') cold++;
+    await deleteWorkspace(target, sample.workspaceId);
+    return sample.init;
+  });
+  return { init, cold };
+}

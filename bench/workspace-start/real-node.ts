@@ -1,0 +1,34 @@
+// The pod runtime on the real node (a kubelet and containerd on this machine, Agentry installed with
+// helm from our images: test/realnode/harness), through the API Service as a user reaches it.
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubernetesStore } from '../../platform/store/kubernetes.js';
+import { startRealNodeDeployment } from '../../test/realnode/harness/deployment.js';
+import { destroyRealNode } from '../../test/realnode/harness/teardown.js';
+import { cleanupStep } from '../support/cleanup.js';
+import { raiseAgentComputerLimit } from '../task-latency/stack.js';
+import { REAL_NODE_POOL_CPU, REAL_NODE_POOL_MEMORY, REAL_NODE_SIZES } from './config.js';
+import type { Target } from './target.js';
+
+/** The burst's claims and its cold fallbacks count against the organization's limit (10 by default). */
+const REAL_NODE_AGENT_COMPUTER_LIMIT = 200;
+
+export async function onRealNode(work: (target: Target) => Promise<void>): Promise<void> {
+  const { node, state } = await startRealNodeDeployment();
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(state.kubeconfig);
+  const store = KubernetesStore.fromKubeConfig(kubeConfig);
+  try {
+    await raiseAgentComputerLimit(store, state.org, REAL_NODE_AGENT_COMPUTER_LIMIT);
+    await work({
+      label: `Real node (pod runtime; Agentry installed with helm, API through its Service; pool members ask for ${REAL_NODE_POOL_CPU} CPU, ${REAL_NODE_POOL_MEMORY})`,
+      endpoint: { api: { url: state.apiUrl }, key: state.apiKey },
+      store,
+      namespace: state.orgNamespace,
+      sizes: REAL_NODE_SIZES,
+      poolResources: { cpu: REAL_NODE_POOL_CPU, memory: REAL_NODE_POOL_MEMORY },
+    });
+  } finally {
+    await cleanupStep('closing the store', () => store.close());
+    await destroyRealNode(node);
+  }
+}
