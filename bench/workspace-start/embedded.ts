@@ -34,7 +34,7 @@ export async function onEmbedded(work: (target: Target) => Promise<void>): Promi
     };
     await work(target);
   } finally {
-    // A pool left behind would refill while the stack deletes its workspaces.
+    // A pool left behind (the run was interrupted) would refill while the stack deletes its workspaces.
     const made = target;
     if (made !== undefined) await cleanupStep('removing the pool', () => removePool(made));
     await stopStack(stack);

@@ -65,11 +65,17 @@ async function withPool(target: Target, rows: Row[]): Promise<Summary | undefine
   return claim;
 }
 
+/** Every chosen phase, then the table; a phase that fails ends the run, after the table of those before it. */
 export async function measureTarget(target: Target, kind: 'embedded' | 'real-node'): Promise<void> {
   const loadBefore = loadAverage();
   const rows: Row[] = [];
-  const floor = await withoutPool(target, rows);
-  const claim = PHASES.has('claim') || PHASES.has('burst') ? await withPool(target, rows) : undefined;
-  printTable(`${target.label} (load average before: ${loadBefore})`, rows, floor);
-  if (floor !== undefined && claim !== undefined) printGoals(claim, floor, kind);
+  let floor: Summary | undefined;
+  let claim: Summary | undefined;
+  try {
+    floor = await withoutPool(target, rows);
+    if (PHASES.has('claim') || PHASES.has('burst')) claim = await withPool(target, rows);
+  } finally {
+    printTable(`${target.label} (load average before: ${loadBefore})`, rows, floor);
+    if (floor !== undefined && claim !== undefined) printGoals(claim, floor, kind);
+  }
 }

@@ -82,8 +82,8 @@ export async function origin(target: Target, workspaceId: string): Promise<'clai
 
 /** Deletes the pool and its unclaimed members (claimed ones are the organization's now), and waits until they are gone. */
 export async function removePool(target: Target): Promise<void> {
-  progress('removing the pool');
-  await ignoringNotFound(target.store.delete(WorkspacePoolType, target.namespace, BENCH_POOL));
+  if (await ignoringNotFound(target.store.delete(WorkspacePoolType, target.namespace, BENCH_POOL)))
+    progress('removed the pool; waiting for its unclaimed members to go');
   // Kubernetes collects them by owner reference; deleting them here does not wait for that.
   for (const ac of await availableMembers(target).then(({ members }) => members))
     await ignoringNotFound(target.store.delete(AgentComputerType, target.namespace, ac.metadata.name));
@@ -95,10 +95,13 @@ export async function removePool(target: Target): Promise<void> {
   );
 }
 
-async function ignoringNotFound(work: Promise<unknown>): Promise<void> {
+/** Whether `work` did it: false when what it deletes was already gone. */
+async function ignoringNotFound(work: Promise<unknown>): Promise<boolean> {
   try {
     await work;
+    return true;
   } catch (err) {
     if (!isStoreError(err, 'NotFound')) throw err;
+    return false;
   }
 }
