@@ -46,22 +46,25 @@ export const EMBEDDED_SIZES: Sizes = {
 };
 
 /**
- * The real node has 2 cores and every workspace Pod asks for the chart's CPU: a pool of 20 and 100
- * cold fallbacks cannot be scheduled there, so its burst is smaller unless asked otherwise.
+ * The real node has 2 cores and every workspace Pod asks for (and is limited to) the chart's 250m:
+ * about 6 fit beside the control plane, so a pool of 20 and 100 cold fallbacks cannot be scheduled
+ * there, and its burst is smaller unless asked otherwise.
  */
 export const REAL_NODE_SIZES: Sizes = {
   n: envCount('BENCH_REAL_NODE_N', 10),
   warmup: envCount('BENCH_WARMUP', 1, 0),
   claimPool: envCount('BENCH_REAL_NODE_CLAIM_POOL', 2),
-  burstPool: envCount('BENCH_REAL_NODE_BURST_POOL', 5),
-  burstClaims: envCount('BENCH_REAL_NODE_BURST_CLAIMS', 20),
-  burstRate: Math.max(0.1, envNumber('BENCH_REAL_NODE_BURST_RATE', 2)),
+  burstPool: envCount('BENCH_REAL_NODE_BURST_POOL', 3),
+  burstClaims: envCount('BENCH_REAL_NODE_BURST_CLAIMS', 8),
+  burstRate: Math.max(0.1, envNumber('BENCH_REAL_NODE_BURST_RATE', 1)),
   settleMs: envCount('BENCH_REAL_NODE_SETTLE_MS', 300_000),
 };
 
-/** The CPU and memory a real-node pool member asks for (the chart's 250m would fit 6 on 2 cores). */
-export const REAL_NODE_POOL_CPU = process.env.BENCH_REAL_NODE_POOL_CPU ?? '50m';
-export const REAL_NODE_POOL_MEMORY = process.env.BENCH_REAL_NODE_POOL_MEMORY ?? '256Mi';
+/**
+ * The CPU a real-node pool member asks for; unset: the chart's, as every other workspace (a Pod's
+ * limit equals its request, so a smaller one would make claimed members slower than the floor).
+ */
+export const REAL_NODE_POOL_CPU = process.env.BENCH_REAL_NODE_POOL_CPU || undefined;
 /** The embedded organization's workspace limit: the burst's claims count, and so do cold ones. */
 export const EMBEDDED_AGENT_COMPUTER_LIMIT = 1000;
 /** The name of the pool the bench makes in the organization's namespace. */

@@ -24,9 +24,9 @@
 //                         the burst, embedded: pool 20, 100 claims at 10/s
 //      BENCH_REAL_NODE_N, BENCH_REAL_NODE_CLAIM_POOL, BENCH_REAL_NODE_BURST_POOL,
 //      BENCH_REAL_NODE_BURST_CLAIMS, BENCH_REAL_NODE_BURST_RATE
-//                         the same on the real node: 10, 2, pool 5, 20 claims at 2/s (2 cores fit few Pods)
-//      BENCH_REAL_NODE_POOL_CPU, BENCH_REAL_NODE_POOL_MEMORY
-//                         what a real-node pool member asks for (default 50m, 256Mi)
+//                         the same on the real node: 10, 2, pool 3, 8 claims at 1/s (2 cores fit ~6 workspaces)
+//      BENCH_REAL_NODE_POOL_CPU
+//                         the CPU a real-node pool member asks for and is limited to (default: the chart's)
 //      BENCH_SETTLE_MS, BENCH_REAL_NODE_SETTLE_MS
 //                         the bound on a pool filling or a workspace hibernating (120 s, 300 s)
 //      BENCH_TIMEOUT_MS   one task, POST to done (default 60000)

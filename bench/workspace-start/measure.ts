@@ -10,12 +10,12 @@ import { removePool } from './pool.js';
 import { printGoals, printTable, row } from './report.js';
 import type { Row } from './report.js';
 import type { Target } from './target.js';
-import { createWorkspace, waitForStatus } from './workspaces.js';
+import { createWorkspace, deleteWorkspace, waitForStatus } from './workspaces.js';
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 /** The phases before any pool: existing, cold, wake (on one persistent workspace made here). */
-async function withoutPool(target: Target, rows: Row[]): Promise<Summary | undefined> {
+async function withoutPool(target: Target, rows: Row[], asides: string[]): Promise<Summary | undefined> {
   let floor: Summary | undefined;
   if (PHASES.has('existing') || PHASES.has('wake')) {
     progress('a persistent workspace for the existing and wake phases');
@@ -28,12 +28,18 @@ async function withoutPool(target: Target, rows: Row[]): Promise<Summary | undef
     }
     if (PHASES.has('wake')) {
       progress('wake: hibernated workspace');
-      rows.push(row('wake: a hibernated workspace', (await wakePhase(target, id)).init));
+      const wake = await wakePhase(target, id);
+      rows.push(row('wake: a hibernated workspace', wake.init));
+      if (wake.timeline !== undefined) asides.push(`the last wake: ${wake.timeline}`);
     }
+    // Its CPU and memory go back to the node before the cold starts and the pool need them.
+    await deleteWorkspace(target, id);
   }
   if (PHASES.has('cold')) {
     progress('cold: new workspaces, no pool');
-    rows.push(row('cold: a new workspace, no pool', (await coldPhase(target)).init));
+    const cold = await coldPhase(target);
+    rows.push(row('cold: a new workspace, no pool', cold.init));
+    if (cold.timeline !== undefined) asides.push(`the last cold start: ${cold.timeline}`);
   }
   return floor;
 }
@@ -69,13 +75,15 @@ async function withPool(target: Target, rows: Row[]): Promise<Summary | undefine
 export async function measureTarget(target: Target, kind: 'embedded' | 'real-node'): Promise<void> {
   const loadBefore = loadAverage();
   const rows: Row[] = [];
+  const asides: string[] = [];
   let floor: Summary | undefined;
   let claim: Summary | undefined;
   try {
-    floor = await withoutPool(target, rows);
+    floor = await withoutPool(target, rows, asides);
     if (PHASES.has('claim') || PHASES.has('burst')) claim = await withPool(target, rows);
   } finally {
     printTable(`${target.label} (load average before: ${loadBefore})`, rows, floor);
+    for (const aside of asides) console.log(`- ${aside}`);
     if (floor !== undefined && claim !== undefined) printGoals(claim, floor, kind);
   }
 }

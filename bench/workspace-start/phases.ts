@@ -2,6 +2,8 @@
 // running workspace (the floor), a new one (cold), a hibernated one (wake) and one claimed from a
 // ready pool. Each phase answers its samples; the untimed warm-up tasks come first.
 import { startOnce } from '../task-latency/starts.js';
+import type { StartSample } from '../task-latency/starts.js';
+import { wallMs } from '../support/child.js';
 import { progress } from '../support/stats.js';
 import { ensurePool, origin, poolFilled } from './pool.js';
 import type { Target } from './target.js';
@@ -12,18 +14,36 @@ export interface PhaseSamples {
   init: number[];
   /** Tasks that were to claim a pool member but started cold (the pool phase only). */
   cold?: number;
+  /** The last task's workload timeline (Target.timeline), where the runtime has one. */
+  timeline?: string;
+}
+
+/** One task, and with `explain` the timeline of its workspace's start, taken right after `init`. */
+async function startExplained(
+  target: Target,
+  workspaceId: string | undefined,
+  explain: boolean,
+): Promise<StartSample & { timeline?: string }> {
+  const postedAt = wallMs();
+  const sample = await startOnce(target.endpoint, workspaceId);
+  if (!explain || target.timeline === undefined) return sample;
+  // An aside: a timeline that cannot be read says so and the figures stand.
+  const timeline = await target
+    .timeline(sample.workspaceId, postedAt)
+    .catch((err: unknown) => `no timeline: ${err instanceof Error ? err.message : String(err)}`);
+  return { ...sample, timeline };
 }
 
 /** `warmup + n` rounds of `round`, keeping the timed ones. */
 async function rounds(
   target: Target,
   what: string,
-  round: (timed: boolean) => Promise<number>,
+  round: (timed: boolean, last: boolean) => Promise<number>,
 ): Promise<number[]> {
   const { n, warmup } = target.sizes;
   const init: number[] = [];
   for (let i = 0; i < warmup + n; i++) {
-    const ms = await round(i >= warmup);
+    const ms = await round(i >= warmup, i === warmup + n - 1);
     if (i >= warmup) init.push(ms);
     if ((i + 1) % 5 === 0) progress(`  ${what} ${i + 1}/${warmup + n}`);
   }
@@ -43,21 +63,26 @@ export async function existingPhase(target: Target, workspaceId: string): Promis
 
 /** A task without workspaceId and no pool: a new workspace each time, deleted after. */
 export async function coldPhase(target: Target): Promise<PhaseSamples> {
-  const init = await rounds(target, 'cold', async () => {
-    const sample = await startOnce(target.endpoint, undefined);
+  let timeline: string | undefined;
+  const init = await rounds(target, 'cold', async (_timed, last) => {
+    const sample = await startExplained(target, undefined, last);
+    timeline = sample.timeline;
     await deleteWorkspace(target, sample.workspaceId);
     return sample.init;
   });
-  return { init };
+  return { init, ...(timeline === undefined ? {} : { timeline }) };
 }
 
 /** The workspace is stopped until hibernated (untimed), then a task given its id resumes it. */
 export async function wakePhase(target: Target, workspaceId: string): Promise<PhaseSamples> {
-  const init = await rounds(target, 'wake', async () => {
+  let timeline: string | undefined;
+  const init = await rounds(target, 'wake', async (_timed, last) => {
     await hibernate(target.endpoint, workspaceId, target.sizes.settleMs);
-    return (await startOnce(target.endpoint, workspaceId)).init;
+    const sample = await startExplained(target, workspaceId, last);
+    timeline = sample.timeline;
+    return sample.init;
   });
-  return { init };
+  return { init, ...(timeline === undefined ? {} : { timeline }) };
 }
 
 /** A task without workspaceId while the pool is full (refilled, untimed, before each); the claimed workspace is deleted after. */

@@ -6,7 +6,8 @@ import { startRealNodeDeployment } from '../../test/realnode/harness/deployment.
 import { destroyRealNode } from '../../test/realnode/harness/teardown.js';
 import { cleanupStep } from '../support/cleanup.js';
 import { raiseAgentComputerLimit } from '../task-latency/stack.js';
-import { REAL_NODE_POOL_CPU, REAL_NODE_POOL_MEMORY, REAL_NODE_SIZES } from './config.js';
+import { REAL_NODE_POOL_CPU, REAL_NODE_SIZES } from './config.js';
+import { podTimeline } from './pod-timeline.js';
 import type { Target } from './target.js';
 
 /** The burst's claims and its cold fallbacks count against the organization's limit (10 by default). */
@@ -20,12 +21,13 @@ export async function onRealNode(work: (target: Target) => Promise<void>): Promi
   try {
     await raiseAgentComputerLimit(store, state.org, REAL_NODE_AGENT_COMPUTER_LIMIT);
     await work({
-      label: `Real node (pod runtime; Agentry installed with helm, API through its Service; pool members ask for ${REAL_NODE_POOL_CPU} CPU, ${REAL_NODE_POOL_MEMORY})`,
+      label: `Real node (pod runtime, 250m CPU per workspace; Agentry installed with helm, the API through its Service${REAL_NODE_POOL_CPU === undefined ? '' : `; pool members ${REAL_NODE_POOL_CPU} CPU`})`,
       endpoint: { api: { url: state.apiUrl }, key: state.apiKey },
       store,
       namespace: state.orgNamespace,
       sizes: REAL_NODE_SIZES,
-      poolResources: { cpu: REAL_NODE_POOL_CPU, memory: REAL_NODE_POOL_MEMORY },
+      timeline: (workspaceId, postedAt) => podTimeline(store, state.orgNamespace, workspaceId, postedAt),
+      poolResources: REAL_NODE_POOL_CPU === undefined ? undefined : { cpu: REAL_NODE_POOL_CPU },
     });
   } finally {
     await cleanupStep('closing the store', () => store.close());

@@ -16,4 +16,6 @@ export interface Target {
   sizes: Sizes;
   /** What a pool member asks for (the template's resources); undefined: the installation default. */
   poolResources: WorkloadResources | undefined;
+  /** How a task's workspace came to start, from its workload's timestamps; `postedAt` is the POST's wallMs(). */
+  timeline?: (workspaceId: string, postedAt: number) => Promise<string>;
 }
