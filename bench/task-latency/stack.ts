@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { AgentComputerType, OrganizationType } from '../../crds/index.js';
+import type { Organization } from '../../crds/index.js';
 import { startOperator } from '../../operator/operator.js';
 import type { RunningOperator } from '../../operator/operator.js';
 import { ProcessRuntime } from '../../operator/runtimes/process.js';
@@ -49,8 +50,14 @@ function runnerOptions(): { runnerCommand: RunnerCommand; env: Record<string, st
   return { runnerCommand: profiled, env, isolation: 'none' };
 }
 
-/** Starts the stack; answers an API key of the bench's organization, whose workspace limit is `agentComputerLimit`. */
-export async function startStack(stack: Stack, agentComputerLimit = AGENT_COMPUTER_LIMIT): Promise<string> {
+/**
+ * Starts the stack; answers an API key of the bench's organization, whose limits are raised to
+ * `limits` (default: room for AGENT_COMPUTER_LIMIT workspaces).
+ */
+export async function startStack(
+  stack: Stack,
+  limits: OrganizationLimits = { agentComputers: AGENT_COMPUTER_LIMIT },
+): Promise<string> {
   const store = await EmbeddedStore.open(join(stack.dir, 'store'));
   const logger = createLogger({ level: LOG_LEVEL });
   let notify: (ns: string, name: string) => void = () => undefined;
@@ -82,25 +89,38 @@ export async function startStack(stack: Stack, agentComputerLimit = AGENT_COMPUT
   notify = stack.operator.notifyAgentComputer;
   stack.api = await startTestApi({ store });
   const key = await stack.api.key({ org: ORG });
-  await raiseWorkspaceLimit(stack.api, agentComputerLimit);
+  await raiseLimits(stack.api, limits);
   return key;
 }
 
-/** Raises organization `org`'s `limits.agentComputers` to at least `limit` in `store`. */
-export async function raiseAgentComputerLimit(
+/** Organization limits a bench raises: each given one to at least that much. */
+export type OrganizationLimits = Partial<Organization['spec']['limits']>;
+
+const reaches = (org: Organization | undefined, wanted: OrganizationLimits): boolean => {
+  if (org === undefined) return false;
+  const { limits } = org.spec;
+  return (
+    limits.agentComputers >= (wanted.agentComputers ?? 0) &&
+    limits.concurrentTasks >= (wanted.concurrentTasks ?? 0) &&
+    limits.webhooks >= (wanted.webhooks ?? 0)
+  );
+};
+
+/** Raises organization `org`'s limits to at least `limits` in `store`. */
+export async function raiseOrganizationLimits(
   store: ResourceStore,
   org: string,
-  limit: number,
+  limits: OrganizationLimits,
 ): Promise<void> {
   // The operator writes the new organization's status meanwhile: read again on a conflict.
   for (let attempt = 1; ; attempt++) {
     const current = await store.get(OrganizationType, undefined, org);
     if (current === undefined) throw new Error(`organization ${org} is missing`);
-    if (current.spec.limits.agentComputers >= limit) return;
+    if (reaches(current, limits)) return;
     try {
       await store.replace(OrganizationType, {
         ...current,
-        spec: { ...current.spec, limits: { ...current.spec.limits, agentComputers: limit } },
+        spec: { ...current.spec, limits: { ...current.spec.limits, ...limits } },
       });
       return;
     } catch (err) {
@@ -111,17 +131,13 @@ export async function raiseAgentComputerLimit(
 }
 
 /** Deleted workspaces stop counting at once, but leave room anyway for ones a failed run left behind. */
-async function raiseWorkspaceLimit(api: TestApi, limit: number): Promise<void> {
-  await raiseAgentComputerLimit(api.store, ORG, limit);
+async function raiseLimits(api: TestApi, limits: OrganizationLimits): Promise<void> {
+  await raiseOrganizationLimits(api.store, ORG, limits);
   await until(
-    'the API to see the raised agentComputers limit',
+    'the API to see the raised limits',
     10_000,
     () =>
-      Promise.resolve(
-        (api.readModel.organizations.get(undefined, ORG)?.spec.limits.agentComputers ?? 0) >= limit
-          ? true
-          : undefined,
-      ),
+      Promise.resolve(reaches(api.readModel.organizations.get(undefined, ORG), limits) ? true : undefined),
     { signal: interruption.signal, pollMs: 20 },
   );
 }

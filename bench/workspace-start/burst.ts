@@ -35,6 +35,12 @@ async function watchFewestReady(target: Target, stop: AbortSignal): Promise<numb
   return fewest;
 }
 
+const settle = <T>(work: Promise<T>): Promise<PromiseSettledResult<T>> =>
+  work.then(
+    (value) => ({ status: 'fulfilled', value }),
+    (reason: unknown) => ({ status: 'rejected', reason }),
+  );
+
 export async function burstPhase(target: Target): Promise<BurstSamples> {
   const { burstPool, burstClaims, burstRate } = target.sizes;
   await ensurePool(target, burstPool);
@@ -44,12 +50,13 @@ export async function burstPhase(target: Target): Promise<BurstSamples> {
   const watching = new AbortController();
   const fewestReady = watchFewestReady(target, watching.signal);
   const began = performance.now();
-  const starts: Promise<StartSample>[] = [];
+  // Settled as they are made: a task failing while later ones are still to be sent is counted, not thrown.
+  const starts: Promise<PromiseSettledResult<StartSample>>[] = [];
   for (let i = 0; i < burstClaims; i++) {
     await sleepUntil(began + (i * 1000) / burstRate, interruption.signal);
-    starts.push(startOnce(target.endpoint, undefined));
+    starts.push(settle(startOnce(target.endpoint, undefined)));
   }
-  const settled = await Promise.allSettled(starts);
+  const settled = await Promise.all(starts);
   const spanMs = performance.now() - began;
   watching.abort();
   const failed = settled.flatMap((s): unknown[] => (s.status === 'rejected' ? [s.reason] : []));

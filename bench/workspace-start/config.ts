@@ -65,7 +65,7 @@ export const REAL_NODE_SIZES: Sizes = {
  * limit equals its request, so a smaller one would make claimed members slower than the floor).
  */
 export const REAL_NODE_POOL_CPU = process.env.BENCH_REAL_NODE_POOL_CPU || undefined;
-/** The embedded organization's workspace limit: the burst's claims count, and so do cold ones. */
-export const EMBEDDED_AGENT_COMPUTER_LIMIT = 1000;
+/** The organization's limits during a run: every burst task runs at once, and its workspace counts. */
+export const ORGANIZATION_LIMITS = { agentComputers: 1000, concurrentTasks: 1000 };
 /** The name of the pool the bench makes in the organization's namespace. */
 export const BENCH_POOL = 'bench';

@@ -7,7 +7,7 @@ import { cleanupStep } from '../support/cleanup.js';
 import { NAMESPACE } from '../task-latency/config.js';
 import { startStack, stopStack } from '../task-latency/stack.js';
 import type { Stack } from '../task-latency/stack.js';
-import { EMBEDDED_AGENT_COMPUTER_LIMIT, EMBEDDED_SIZES } from './config.js';
+import { ORGANIZATION_LIMITS, EMBEDDED_SIZES } from './config.js';
 import { removePool } from './pool.js';
 import type { Target } from './target.js';
 import { progress } from '../support/stats.js';
@@ -22,7 +22,7 @@ export async function onEmbedded(work: (target: Target) => Promise<void>): Promi
   let target: Target | undefined;
   try {
     progress('starting the embedded stack');
-    const key = await startStack(stack, EMBEDDED_AGENT_COMPUTER_LIMIT);
+    const key = await startStack(stack, ORGANIZATION_LIMITS);
     if (stack.api === undefined) throw new Error('the API did not start');
     target = {
       label: 'Embedded default (process runtime; API, operator and store in the bench process)',

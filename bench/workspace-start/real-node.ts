@@ -5,13 +5,10 @@ import { KubernetesStore } from '../../platform/store/kubernetes.js';
 import { startRealNodeDeployment } from '../../test/realnode/harness/deployment.js';
 import { destroyRealNode } from '../../test/realnode/harness/teardown.js';
 import { cleanupStep } from '../support/cleanup.js';
-import { raiseAgentComputerLimit } from '../task-latency/stack.js';
-import { REAL_NODE_POOL_CPU, REAL_NODE_SIZES } from './config.js';
+import { raiseOrganizationLimits } from '../task-latency/stack.js';
+import { ORGANIZATION_LIMITS, REAL_NODE_POOL_CPU, REAL_NODE_SIZES } from './config.js';
 import { podTimeline } from './pod-timeline.js';
 import type { Target } from './target.js';
-
-/** The burst's claims and its cold fallbacks count against the organization's limit (10 by default). */
-const REAL_NODE_AGENT_COMPUTER_LIMIT = 200;
 
 export async function onRealNode(work: (target: Target) => Promise<void>): Promise<void> {
   const { node, state } = await startRealNodeDeployment();
@@ -19,7 +16,7 @@ export async function onRealNode(work: (target: Target) => Promise<void>): Promi
   kubeConfig.loadFromFile(state.kubeconfig);
   const store = KubernetesStore.fromKubeConfig(kubeConfig);
   try {
-    await raiseAgentComputerLimit(store, state.org, REAL_NODE_AGENT_COMPUTER_LIMIT);
+    await raiseOrganizationLimits(store, state.org, ORGANIZATION_LIMITS);
     await work({
       label: `Real node (pod runtime, 250m CPU per workspace; Agentry installed with helm, the API through its Service${REAL_NODE_POOL_CPU === undefined ? '' : `; pool members ${REAL_NODE_POOL_CPU} CPU`})`,
       endpoint: { api: { url: state.apiUrl }, key: state.apiKey },
