@@ -20,7 +20,7 @@ const PodTimesSchema = z.object({
   }),
 });
 
-/** "Pod created +0.4 s, PodScheduled +1.0 s, …" for the workspace's live Pod; `postedAt` is a wallMs(). */
+/** "Pod created +0.4 s, PodScheduled +1.0 s, …, read +7.5 s" for the workspace's live Pod, in time order; `postedAt` is a wallMs(). */
 export async function podTimeline(
   store: ResourceStore,
   namespace: string,
@@ -34,13 +34,20 @@ export async function podTimeline(
   const live = items.find((pod) => pod.metadata.deletionTimestamp === undefined);
   if (live === undefined) return `no Pod of workspace ${workspaceId}`;
   const pod = PodTimesSchema.parse(live);
-  const since = (at: string): string => `+${((Date.parse(at) - postedAt) / 1000).toFixed(1)} s`;
-  const marks = [
-    `Pod created ${since(pod.metadata.creationTimestamp)}`,
-    ...pod.status.containerStatuses.flatMap(({ name, state }) =>
-      state?.running === undefined ? [] : [`container ${name} started ${since(state.running.startedAt)}`],
+  const marks: [string, string][] = [
+    ['Pod created', pod.metadata.creationTimestamp],
+    ...pod.status.containerStatuses.flatMap(({ name, state }): [string, string][] =>
+      state?.running === undefined ? [] : [[`container ${name} started`, state.running.startedAt]],
     ),
-    ...pod.status.conditions.map(({ type, lastTransitionTime }) => `${type} ${since(lastTransitionTime)}`),
+    ...pod.status.conditions.map(({ type, lastTransitionTime }): [string, string] => [
+      type,
+      lastTransitionTime,
+    ]),
+    ['read', new Date(wallMs()).toISOString()],
   ];
-  return `${marks.join(', ')} (now ${since(new Date(wallMs()).toISOString())})`;
+  return marks
+    .map(([what, at]) => ({ what, seconds: (Date.parse(at) - postedAt) / 1000 }))
+    .sort((a, b) => a.seconds - b.seconds)
+    .map(({ what, seconds }) => `${what} ${seconds >= 0 ? '+' : '−'}${Math.abs(seconds).toFixed(1)} s`)
+    .join(', ');
 }
