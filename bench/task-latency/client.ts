@@ -13,13 +13,18 @@ import { NAMESPACE, TIMEOUT_MS, interruption } from './config.js';
 const CreatedSchema = z.object({ id: z.string(), workspaceId: z.string() });
 const DoneSchema = z.object({ status: z.string(), lastSeq: z.number(), finalResult: z.string().nullable() });
 
-export interface Client {
-  api: TestApi;
+/** Where tasks are sent: an API server's URL and a key (another bench's server, or one on a real node). */
+export interface Endpoint {
+  api: Pick<TestApi, 'url'>;
   key: string;
 }
 
+export interface Client extends Endpoint {
+  api: TestApi;
+}
+
 export async function createTask(
-  client: Client,
+  client: Endpoint,
   body: { prompt: string; workspaceId?: string },
 ): Promise<z.infer<typeof CreatedSchema>> {
   const res = await call(client.api, '/v1/tasks', {
@@ -38,7 +43,7 @@ export async function createTask(
  * `done`, or `signal`.
  */
 export async function readEvents(
-  client: Client,
+  client: Endpoint,
   taskId: string,
   signal: AbortSignal,
   onEvent: (event: TaskEvent, arrival: number) => void,

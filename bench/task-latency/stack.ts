@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { AgentComputerType, OrganizationType } from '../../crds/index.js';
+import type { Organization } from '../../crds/index.js';
 import { startOperator } from '../../operator/operator.js';
 import type { RunningOperator } from '../../operator/operator.js';
 import { ProcessRuntime } from '../../operator/runtimes/process.js';
@@ -14,6 +15,7 @@ import { ensureInstallationKey } from '../../platform/installation-key.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import { isStoreError } from '../../platform/store/types.js';
+import type { ResourceStore } from '../../platform/store/types.js';
 import { CONTROL_NAMESPACE, startTestApi } from '../../test/support/api-server.js';
 import type { TestApi } from '../../test/support/api-server.js';
 import { REPOSITORY_RUNNER_COMMAND } from '../../test/support/runner-command.js';
@@ -48,7 +50,14 @@ function runnerOptions(): { runnerCommand: RunnerCommand; env: Record<string, st
   return { runnerCommand: profiled, env, isolation: 'none' };
 }
 
-export async function startStack(stack: Stack): Promise<string> {
+/**
+ * Starts the stack; answers an API key of the bench's organization, whose limits are raised to
+ * `limits` (default: room for AGENT_COMPUTER_LIMIT workspaces).
+ */
+export async function startStack(
+  stack: Stack,
+  limits: OrganizationLimits = { agentComputers: AGENT_COMPUTER_LIMIT },
+): Promise<string> {
   const store = await EmbeddedStore.open(join(stack.dir, 'store'));
   const logger = createLogger({ level: LOG_LEVEL });
   let notify: (ns: string, name: string) => void = () => undefined;
@@ -80,38 +89,55 @@ export async function startStack(stack: Stack): Promise<string> {
   notify = stack.operator.notifyAgentComputer;
   stack.api = await startTestApi({ store });
   const key = await stack.api.key({ org: ORG });
-  await raiseWorkspaceLimit(stack.api);
+  await raiseLimits(stack.api, limits);
   return key;
 }
 
-/** Deleted workspaces stop counting at once, but leave room anyway for ones a failed run left behind. */
-async function raiseWorkspaceLimit(api: TestApi): Promise<void> {
+/** Organization limits a bench raises: each given one to at least that much. */
+export type OrganizationLimits = Partial<Organization['spec']['limits']>;
+
+const reaches = (org: Organization | undefined, wanted: OrganizationLimits): boolean => {
+  if (org === undefined) return false;
+  const { limits } = org.spec;
+  return (
+    limits.agentComputers >= (wanted.agentComputers ?? 0) &&
+    limits.concurrentTasks >= (wanted.concurrentTasks ?? 0) &&
+    limits.webhooks >= (wanted.webhooks ?? 0)
+  );
+};
+
+/** Raises organization `org`'s limits to at least `limits` in `store`. */
+export async function raiseOrganizationLimits(
+  store: ResourceStore,
+  org: string,
+  limits: OrganizationLimits,
+): Promise<void> {
   // The operator writes the new organization's status meanwhile: read again on a conflict.
   for (let attempt = 1; ; attempt++) {
-    const org = await api.store.get(OrganizationType, undefined, ORG);
-    if (org === undefined) throw new Error(`organization ${ORG} is missing`);
-    if (org.spec.limits.agentComputers >= AGENT_COMPUTER_LIMIT) break;
+    const current = await store.get(OrganizationType, undefined, org);
+    if (current === undefined) throw new Error(`organization ${org} is missing`);
+    if (reaches(current, limits)) return;
     try {
-      await api.store.replace(OrganizationType, {
-        ...org,
-        spec: { ...org.spec, limits: { ...org.spec.limits, agentComputers: AGENT_COMPUTER_LIMIT } },
+      await store.replace(OrganizationType, {
+        ...current,
+        spec: { ...current.spec, limits: { ...current.spec.limits, ...limits } },
       });
-      break;
+      return;
     } catch (err) {
       if (!isStoreError(err, 'Conflict') || attempt >= 10) throw err;
       await sleep(20);
     }
   }
+}
+
+/** Deleted workspaces stop counting at once, but leave room anyway for ones a failed run left behind. */
+async function raiseLimits(api: TestApi, limits: OrganizationLimits): Promise<void> {
+  await raiseOrganizationLimits(api.store, ORG, limits);
   await until(
-    'the API to see the raised agentComputers limit',
+    'the API to see the raised limits',
     10_000,
     () =>
-      Promise.resolve(
-        (api.readModel.organizations.get(undefined, ORG)?.spec.limits.agentComputers ?? 0) >=
-          AGENT_COMPUTER_LIMIT
-          ? true
-          : undefined,
-      ),
+      Promise.resolve(reaches(api.readModel.organizations.get(undefined, ORG), limits) ? true : undefined),
     { signal: interruption.signal, pollMs: 20 },
   );
 }

@@ -5,10 +5,10 @@ import type { Summary } from '../support/stats.js';
 import { wallMs } from '../support/child.js';
 import { within } from '../support/wait.js';
 import { createTask, deleteWorkspace, readEvents } from './client.js';
-import type { Client } from './client.js';
+import type { Client, Endpoint } from './client.js';
 import { TASKS, TIMEOUT_MS, WARMUP, interruption } from './config.js';
 
-interface StartSample {
+export interface StartSample {
   /** POST sent → 201 received. */
   post: number;
   /** POST sent → `init` arrived. */
@@ -19,7 +19,7 @@ interface StartSample {
 }
 
 /** One `echo ready` task, from its POST to `done`; the stream is opened as soon as the POST answers. */
-export async function startOnce(client: Client, workspaceId: string | undefined): Promise<StartSample> {
+export async function startOnce(client: Endpoint, workspaceId: string | undefined): Promise<StartSample> {
   return within('a task from POST to done', TIMEOUT_MS, interruption.signal, async (signal) => {
     const start = wallMs();
     const task = await createTask(client, {

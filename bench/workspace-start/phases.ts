@@ -1,0 +1,115 @@
+// The sequential phases: one `echo ready` task at a time, POST /v1/tasks → its `init` event, on a
+// running workspace (the floor), a new one (cold), a hibernated one (wake) and one claimed from a
+// ready pool. Each phase answers its samples; the untimed warm-up tasks come first.
+import { startOnce } from '../task-latency/starts.js';
+import type { StartSample } from '../task-latency/starts.js';
+import { wallMs } from '../support/child.js';
+import { progress } from '../support/stats.js';
+import { watchClaimedReadiness } from './claim-readiness.js';
+import { ensurePool, origin, poolFilled } from './pool.js';
+import type { Target } from './target.js';
+import { deleteWorkspace, hibernate } from './workspaces.js';
+
+/** How often the claim phase looks at the claimed members' readiness (a list of the namespace's claimed ones). */
+const CLAIM_POLL_MS = 5;
+
+export interface PhaseSamples {
+  /** POST sent → `init` arrived, ms. */
+  init: number[];
+  /** Tasks that were to claim a pool member but started cold (the pool phase only). */
+  cold?: number;
+  /** The last task's workload timeline (Target.timeline), where the runtime has one. */
+  timeline?: string;
+  /** The claim phase: POST sent → the claimed member Ready for its new generation, ms (one per timed claim). */
+  readyAgain?: number[];
+}
+
+/** One task, and with `explain` the timeline of its workspace's start, taken right after `init`. */
+async function startExplained(
+  target: Target,
+  workspaceId: string | undefined,
+  explain: boolean,
+): Promise<StartSample & { timeline?: string }> {
+  const postedAt = wallMs();
+  const sample = await startOnce(target.endpoint, workspaceId);
+  if (!explain || target.timeline === undefined) return sample;
+  // An aside: a timeline that cannot be read says so and the figures stand.
+  const timeline = await target
+    .timeline(sample.workspaceId, postedAt)
+    .catch((err: unknown) => `no timeline: ${err instanceof Error ? err.message : String(err)}`);
+  return { ...sample, timeline };
+}
+
+/** `warmup + n` rounds of `round`, keeping the timed ones. */
+async function rounds(
+  target: Target,
+  what: string,
+  round: (timed: boolean, last: boolean) => Promise<number>,
+): Promise<number[]> {
+  const { n, warmup } = target.sizes;
+  const init: number[] = [];
+  for (let i = 0; i < warmup + n; i++) {
+    const ms = await round(i >= warmup, i === warmup + n - 1);
+    if (i >= warmup) init.push(ms);
+    if ((i + 1) % 5 === 0) progress(`  ${what} ${i + 1}/${warmup + n}`);
+  }
+  return init;
+}
+
+/** A task given the workspace's id while it runs: dispatch only. */
+export async function existingPhase(target: Target, workspaceId: string): Promise<PhaseSamples> {
+  const init = await rounds(target, 'existing', async () => {
+    const sample = await startOnce(target.endpoint, workspaceId);
+    if (sample.workspaceId !== workspaceId)
+      throw new Error(`a task given ${workspaceId} ran on ${sample.workspaceId}`);
+    return sample.init;
+  });
+  return { init };
+}
+
+/** A task without workspaceId and no pool: a new workspace each time, deleted after. */
+export async function coldPhase(target: Target): Promise<PhaseSamples> {
+  let timeline: string | undefined;
+  const init = await rounds(target, 'cold', async (_timed, last) => {
+    const sample = await startExplained(target, undefined, last);
+    timeline = sample.timeline;
+    await deleteWorkspace(target, sample.workspaceId);
+    return sample.init;
+  });
+  return { init, ...(timeline === undefined ? {} : { timeline }) };
+}
+
+/** The workspace is stopped until hibernated (untimed), then a task given its id resumes it. */
+export async function wakePhase(target: Target, workspaceId: string): Promise<PhaseSamples> {
+  let timeline: string | undefined;
+  const init = await rounds(target, 'wake', async (_timed, last) => {
+    await hibernate(target.endpoint, workspaceId, target.sizes.settleMs);
+    const sample = await startExplained(target, workspaceId, last);
+    timeline = sample.timeline;
+    return sample.init;
+  });
+  return { init, ...(timeline === undefined ? {} : { timeline }) };
+}
+
+/**
+ * A task without workspaceId while the pool is full (refilled, untimed, before each); the claimed
+ * workspace is deleted after. Beside each: when the claimed member was Ready for its new generation.
+ */
+export async function claimPhase(target: Target): Promise<PhaseSamples> {
+  const size = target.sizes.claimPool;
+  await ensurePool(target, size);
+  let cold = 0;
+  const readyAgain: number[] = [];
+  const init = await rounds(target, 'claim', async (timed) => {
+    await poolFilled(target, size);
+    const watch = watchClaimedReadiness(target, CLAIM_POLL_MS);
+    const postedAt = wallMs();
+    const sample = await startOnce(target.endpoint, undefined);
+    const ready = (await watch.stop()).get(sample.workspaceId);
+    if (timed && ready !== undefined) readyAgain.push(ready - postedAt);
+    if (timed && (await origin(target, sample.workspaceId)) === 'cold') cold++;
+    await deleteWorkspace(target, sample.workspaceId);
+    return sample.init;
+  });
+  return { init, cold, readyAgain };
+}

@@ -1,0 +1,21 @@
+// What a phase needs of a runtime: the API to send tasks to, and the store behind it (for pools and
+// for telling a claimed workspace from a cold one).
+import type { ResourceStore } from '../../platform/store/types.js';
+import type { Endpoint } from '../task-latency/client.js';
+import type { Sizes } from './config.js';
+import type { WorkloadResources } from '../../crds/index.js';
+
+export interface Target {
+  /** How the figures are headed: the runtime and where it runs. */
+  label: string;
+  endpoint: Endpoint;
+  /** Admin access to the resources (the embedded store, or the real node's Kubernetes API). */
+  store: ResourceStore;
+  /** The organization's namespace: its workspaces and its pool. */
+  namespace: string;
+  sizes: Sizes;
+  /** What a pool member asks for (the template's resources); undefined: the installation default. */
+  poolResources: WorkloadResources | undefined;
+  /** How a task's workspace came to start, from its workload's timestamps; `postedAt` is the POST's wallMs(). */
+  timeline?: (workspaceId: string, postedAt: number) => Promise<string>;
+}
