@@ -246,7 +246,8 @@ export class AgentComputerReconciler implements Reconciler {
       claimedAt,
     ]
       .filter((time) => time !== undefined)
-      .map((time) => Date.parse(time));
+      .map((time) => Date.parse(time))
+      .filter((time) => !Number.isNaN(time)); // an unreadable annotation says nothing
     return times.length === 0 ? undefined : Math.max(...times) + idleMs;
   }
 

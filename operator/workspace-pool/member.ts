@@ -22,7 +22,9 @@ const MAX_NAME = 63;
 
 /** Five random characters, as Kubernetes' generateName appends. */
 export function randomSuffix(): string {
-  return [...randomBytes(SUFFIX_LENGTH)].map((byte) => SUFFIX_ALPHABET[byte % SUFFIX_ALPHABET.length]).join('');
+  return [...randomBytes(SUFFIX_LENGTH)]
+    .map((byte) => SUFFIX_ALPHABET[byte % SUFFIX_ALPHABET.length])
+    .join('');
 }
 
 /**

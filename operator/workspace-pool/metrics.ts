@@ -2,7 +2,8 @@ import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 
 /** A pool's label value: `<namespace>/<name>` (bounded by the pools that exist). */
-export const poolLabel = (namespace: string | undefined, name: string): string => `${namespace ?? ''}/${name}`;
+export const poolLabel = (namespace: string | undefined, name: string): string =>
+  `${namespace ?? ''}/${name}`;
 
 /** Warm pool metrics (docs/workspace-pools.md#observability). */
 export class WorkspacePoolMetrics {

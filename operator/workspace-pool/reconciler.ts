@@ -13,13 +13,7 @@ import type { ResourceStore } from '../../platform/store/types.js';
 import type { Caches } from '../controller/caches.js';
 import { writeStatus } from '../controller/status-writer.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
-import {
-  demandWindowEnds,
-  desiredCount,
-  isInvalidSpec,
-  planRefill,
-  takeCensus,
-} from './census.js';
+import { demandWindowEnds, desiredCount, isInvalidSpec, planRefill, takeCensus } from './census.js';
 import type { PoolCensus } from './census.js';
 import { poolMember, randomSuffix } from './member.js';
 import type { WorkspacePoolMetrics } from './metrics.js';
@@ -81,7 +75,9 @@ export class WorkspacePoolReconciler implements Reconciler {
     const now = this.now();
     const members = this.membersOf(pool, key);
     const census = takeCensus(members, now);
-    const desired = isInvalidSpec(pool.spec) ? undefined : desiredCount(pool.spec, census.recentClaims.length);
+    const desired = isInvalidSpec(pool.spec)
+      ? undefined
+      : desiredCount(pool.spec, census.recentClaims.length);
     const changes =
       desired === undefined
         ? { created: [], removed: new Set<string>(), limited: false }
@@ -121,8 +117,13 @@ export class WorkspacePoolReconciler implements Reconciler {
   ): Promise<Changes> {
     const plan = planRefill(census, desired);
     const removed = await this.removeSurplus(plan.remove);
-    const allowed = Math.min(plan.create, this.budget.remaining(key, pool.spec.refillPerMinute, now.getTime()));
-    const created = await Promise.all(Array.from({ length: allowed }, () => this.createMember(pool, key, now)));
+    const allowed = Math.min(
+      plan.create,
+      this.budget.remaining(key, pool.spec.refillPerMinute, now.getTime()),
+    );
+    const created = await Promise.all(
+      Array.from({ length: allowed }, () => this.createMember(pool, key, now)),
+    );
     if (created.length > 0 || removed.size > 0) {
       this.options.logger.info(
         { pool: key, desired, created: created.length, removed: removed.size },

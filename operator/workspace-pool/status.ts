@@ -39,7 +39,12 @@ export function readyCondition(pool: WorkspacePool, { census, desired }: PoolObs
   }
   const ready = census.ready.length;
   if (ready >= desired) {
-    return { type, status: 'True', reason: WorkspacePoolReasons.Filled, message: `${ready} of ${desired} members ready` };
+    return {
+      type,
+      status: 'True',
+      reason: WorkspacePoolReasons.Filled,
+      message: `${ready} of ${desired} members ready`,
+    };
   }
   return {
     type,
