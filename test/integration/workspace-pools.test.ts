@@ -195,6 +195,32 @@ describe('a warm pool', () => {
     expect(before?.pid).toBeDefined();
   }, 120_000);
 
+  // Regression: the idle clock counted from when the member became ready, so a member that had
+  // waited in the pool longer than its idleTimeout hibernated the moment it was claimed.
+  it('starts the idle clock of a claimed member at its claim, not when it became ready', async () => {
+    const namespace = freshNamespace();
+    await createPool(namespace, { minReady: 1, template: { idleTimeout: '10m' } });
+    const [member] = await readyMembers(namespace, 1);
+    if (member === undefined) throw new Error('no ready member');
+    // As if it had waited an hour in the pool.
+    const waited = await store.replaceStatus(AgentComputerType, {
+      ...member,
+      status: { ...member.status, lastActivityAt: new Date(Date.now() - 3_600_000).toISOString() },
+    });
+    const claimed = await claimMember(store, waited);
+    const converged = await until(
+      'the claim reconciled',
+      async () => {
+        const ac = await store.get(AgentComputerType, namespace, member.metadata.name);
+        const seen = ac?.status?.observedGeneration ?? 0;
+        return ac !== undefined && seen >= (claimed.metadata.generation ?? 0) ? ac : undefined;
+      },
+      READY_MS,
+    );
+    expect(converged.spec.operatingMode).toBe('Running');
+    expect(isReady(converged)).toBe(true);
+  }, 120_000);
+
   it('deletes surplus available members when minReady is lowered, and never a claimed one', async () => {
     const namespace = freshNamespace();
     await createPool(namespace, { minReady: 3 });
@@ -267,7 +293,7 @@ describe('a warm pool that cannot refill or is misconfigured', () => {
       },
       30_000,
     );
-    const ready = findCondition(pool?.status?.conditions, 'Ready');
+    const ready = findCondition(pool.status?.conditions, 'Ready');
     expect(ready?.status).toBe('False');
     expect(ready?.message).toMatch(/^member warm-[a-z0-9]{5} cannot start: .*runtime/);
     const event = await until('the RefillFailed event', async () =>
