@@ -4,9 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Registry } from 'prom-client';
 import {
   AgentComputerType,
   DEFAULT_POOL_NAME,
@@ -19,16 +17,13 @@ import {
 } from '../../crds/index.js';
 import type { AgentComputer, WorkspacePool } from '../../crds/index.js';
 import { findCondition, isTrueForGeneration } from '../../crds/conditions.js';
-import { startOperator } from '../../operator/operator.js';
 import type { RunningOperator } from '../../operator/operator.js';
-import { ProcessRuntime } from '../../operator/runtimes/process.js';
+import type { ProcessRuntime } from '../../operator/runtimes/process.js';
+import type { Registry } from 'prom-client';
 import { readRunnerRecord, workspacePaths } from '../../operator/runtimes/process/workspace.js';
-import { ExecutorCatalog } from '../../platform/executor-catalog.js';
-import { InstallationKey } from '../../platform/installation-key.js';
-import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import { claimMember, workspacePoolObject } from '../support/pool-claim.js';
-import { REPOSITORY_RUNNER_COMMAND } from '../support/runner-command.js';
+import { startProcessOperator } from '../support/process-operator.js';
 import { until } from '../support/until.js';
 
 const READY_MS = 90_000;
@@ -45,33 +40,13 @@ let namespaces = 0;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agentry-pools-'));
   store = await EmbeddedStore.open(join(dir, 'store'));
-  registry = new Registry();
-  const logger = createLogger({ level: 'silent' });
-  let notify: (ns: string, name: string) => void = () => undefined;
-  runtime = new ProcessRuntime({
-    dataDir: dir,
-    runnerCommand: REPOSITORY_RUNNER_COMMAND,
-    logger,
-    stopGraceMs: 2_000,
-    onChange: (ns, name) => {
-      notify(ns, name);
-    },
-  });
-  operator = await startOperator({
-    store,
-    installationKey: new InstallationKey(randomBytes(32)),
-    executors: new ExecutorCatalog(),
-    logger,
-    registry,
-    runtimes: new Map([['process', runtime]]),
-    defaultRuntime: 'process',
+  ({ operator, runtime, registry } = await startProcessOperator(store, dir, {
     defaultWorkspacePool: {
       minReady: 1,
       refillPerMinute: 600,
       template: { ...NEVER_STARTS, idleTimeout: '15m' },
     },
-  });
-  notify = operator.notifyAgentComputer;
+  }));
 }, 60_000);
 
 afterAll(async () => {
@@ -139,6 +114,37 @@ async function readyMembers(namespace: string, count: number, pool = 'warm'): Pr
   return (await available(namespace, pool)).filter(isReady);
 }
 
+/** A pool of one member with `template`, once that member is ready. */
+async function oneReadyMember(namespace: string, template: Record<string, unknown>): Promise<AgentComputer> {
+  await createPool(namespace, { minReady: 1, template });
+  const [member] = await readyMembers(namespace, 1);
+  if (member === undefined) throw new Error('no ready member');
+  return member;
+}
+
+/** A pool of `count` ready members, one of them claimed, refilled: resolves the claimed member as written. */
+async function refilledAfterClaim(namespace: string, count: number): Promise<AgentComputer> {
+  await createPool(namespace, { minReady: count });
+  const [member] = await readyMembers(namespace, count);
+  if (member === undefined) throw new Error('no ready member');
+  const claimed = await claimMember(store, member);
+  // Nothing requeues a filled pool: only the claim's watch event can start the refill.
+  await poolStatusIs(namespace, { ready: count, provisioning: 0, claimed: 1 });
+  return claimed;
+}
+
+/** The claimed member once the operator has reconciled the claim (its generation observed). */
+const reconciledClaim = (namespace: string, claimed: AgentComputer): Promise<AgentComputer> =>
+  until(
+    'the claim reconciled',
+    async () => {
+      const ac = await store.get(AgentComputerType, namespace, claimed.metadata.name);
+      const seen = ac?.status?.observedGeneration ?? 0;
+      return ac !== undefined && seen >= (claimed.metadata.generation ?? 0) ? ac : undefined;
+    },
+    READY_MS,
+  );
+
 describe('a warm pool', () => {
   it('fills to minReady with Ready members, and says so in its status and metrics', async () => {
     const namespace = freshNamespace();
@@ -158,37 +164,24 @@ describe('a warm pool', () => {
 
   it('refills after a claim, and counts the claimed member', async () => {
     const namespace = freshNamespace();
-    await createPool(namespace, { minReady: 1 });
-    const [member] = await readyMembers(namespace, 1);
-    if (member === undefined) throw new Error('no ready member');
-    await claimMember(store, member);
-    // Nothing requeues a filled pool: only the claim's watch event can start the refill.
-    await poolStatusIs(namespace, { ready: 1, provisioning: 0, claimed: 1 });
+    const claimed = await refilledAfterClaim(namespace, 1);
     const members = await membersOf(namespace);
     expect(members.map(state).sort()).toEqual(['available', 'claimed']);
-    const claimed = members.find((ac) => state(ac) === 'claimed');
-    expect(claimed?.metadata.name).toBe(member.metadata.name);
-    expect(claimed?.metadata.ownerReferences ?? []).toEqual([]);
+    const stored = members.find((ac) => state(ac) === 'claimed');
+    expect(stored?.metadata.name).toBe(claimed.metadata.name);
+    expect(stored?.metadata.ownerReferences ?? []).toEqual([]);
   }, 120_000);
 
   it("keeps a claimed member's runner process running and Ready through the claim", async () => {
     const namespace = freshNamespace();
-    await createPool(namespace, { minReady: 1, template: { idleTimeout: '30m' } });
-    const [member] = await readyMembers(namespace, 1);
-    if (member === undefined) throw new Error('no ready member');
+    const member = await oneReadyMember(namespace, { idleTimeout: '30m' });
     const recordPath = workspacePaths(dir, namespace, member.metadata.name).record;
     const before = await readRunnerRecord(recordPath);
     const readySince = findCondition(member.status?.conditions, 'Ready')?.lastTransitionTime;
     const claimed = await claimMember(store, member, { displayName: 'mine' });
     expect(claimed.metadata.generation).toBeGreaterThan(member.metadata.generation ?? 0);
-    const converged = await until(
-      'the claimed member reconciled for its new generation',
-      async () => {
-        const ac = await store.get(AgentComputerType, namespace, member.metadata.name);
-        return ac !== undefined && isReady(ac) ? ac : undefined;
-      },
-      READY_MS,
-    );
+    const converged = await reconciledClaim(namespace, claimed);
+    expect(isReady(converged)).toBe(true);
     expect(converged.spec).toMatchObject({ displayName: 'mine', idleTimeout: '30m' });
     expect(findCondition(converged.status?.conditions, 'Ready')?.lastTransitionTime).toBe(readySince);
     expect((await readRunnerRecord(recordPath))?.pid).toBe(before?.pid);
@@ -199,35 +192,20 @@ describe('a warm pool', () => {
   // waited in the pool longer than its idleTimeout hibernated the moment it was claimed.
   it('starts the idle clock of a claimed member at its claim, not when it became ready', async () => {
     const namespace = freshNamespace();
-    await createPool(namespace, { minReady: 1, template: { idleTimeout: '10m' } });
-    const [member] = await readyMembers(namespace, 1);
-    if (member === undefined) throw new Error('no ready member');
+    const member = await oneReadyMember(namespace, { idleTimeout: '10m' });
     // As if it had waited an hour in the pool.
     const waited = await store.replaceStatus(AgentComputerType, {
       ...member,
       status: { ...member.status, lastActivityAt: new Date(Date.now() - 3_600_000).toISOString() },
     });
-    const claimed = await claimMember(store, waited);
-    const converged = await until(
-      'the claim reconciled',
-      async () => {
-        const ac = await store.get(AgentComputerType, namespace, member.metadata.name);
-        const seen = ac?.status?.observedGeneration ?? 0;
-        return ac !== undefined && seen >= (claimed.metadata.generation ?? 0) ? ac : undefined;
-      },
-      READY_MS,
-    );
+    const converged = await reconciledClaim(namespace, await claimMember(store, waited));
     expect(converged.spec.operatingMode).toBe('Running');
     expect(isReady(converged)).toBe(true);
   }, 120_000);
 
   it('deletes surplus available members when minReady is lowered, and never a claimed one', async () => {
     const namespace = freshNamespace();
-    await createPool(namespace, { minReady: 3 });
-    const [first] = await readyMembers(namespace, 3);
-    if (first === undefined) throw new Error('no ready member');
-    await claimMember(store, first);
-    await poolStatusIs(namespace, { ready: 3, provisioning: 0, claimed: 1 });
+    const claimed = await refilledAfterClaim(namespace, 3);
     const pool = await store.get(WorkspacePoolType, namespace, 'warm');
     if (pool === undefined) throw new Error('pool gone');
     await store.replace(WorkspacePoolType, { ...pool, spec: { ...pool.spec, minReady: 1 } });
@@ -235,14 +213,12 @@ describe('a warm pool', () => {
     await until('the surplus members to be gone', async () =>
       (await available(namespace)).length === 1 ? true : undefined,
     );
-    expect(await store.get(AgentComputerType, namespace, first.metadata.name)).toBeDefined();
+    expect(await store.get(AgentComputerType, namespace, claimed.metadata.name)).toBeDefined();
   }, 180_000);
 
   it("never hibernates a member while it is available, whatever the template's idleTimeout", async () => {
     const namespace = freshNamespace();
-    await createPool(namespace, { minReady: 1, template: { idleTimeout: '1s' } });
-    const [member] = await readyMembers(namespace, 1);
-    if (member === undefined) throw new Error('no ready member');
+    const member = await oneReadyMember(namespace, { idleTimeout: '1s' });
     await sleep(3_000); // three idle timeouts of the template
     const later = await store.get(AgentComputerType, namespace, member.metadata.name);
     expect(later?.spec.operatingMode).toBe('Running');
@@ -251,18 +227,14 @@ describe('a warm pool', () => {
 
   it('takes its available members with it when deleted, and leaves the claimed ones', async () => {
     const namespace = freshNamespace();
-    await createPool(namespace, { minReady: 2 });
-    const [claimedOne] = await readyMembers(namespace, 2);
-    if (claimedOne === undefined) throw new Error('no ready member');
-    await claimMember(store, claimedOne);
-    await poolStatusIs(namespace, { ready: 2, provisioning: 0, claimed: 1 });
+    const claimed = await refilledAfterClaim(namespace, 2);
     await store.delete(WorkspacePoolType, namespace, 'warm');
     await until(
       'the available members to be gone',
       async () => ((await membersOf(namespace)).length === 1 ? true : undefined),
       READY_MS,
     );
-    const left = await store.get(AgentComputerType, namespace, claimedOne.metadata.name);
+    const left = await store.get(AgentComputerType, namespace, claimed.metadata.name);
     expect(left?.metadata.deletionTimestamp).toBeUndefined();
     expect(left !== undefined && state(left)).toBe('claimed');
   }, 180_000);

@@ -3,7 +3,7 @@
 // GitOps user would; nothing here is faked.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { deployment, eventually, kubectl, objectNames, pods } from './support.js';
+import { deployment, eventually, kubectl, objectNames, pods, runnerPod } from './support.js';
 
 const POOL = 'real-pool';
 const MEMBERS = `agentry.dev/workspace-pool=${POOL}`;
@@ -47,19 +47,9 @@ describe('a pod-runtime warm pool on the real node', () => {
     );
     const [member] = await memberNames(d.orgNamespace);
     expect(member).toMatch(/^real-pool-[a-z0-9]{5}$/);
-    const [pod] = await pods(d.orgNamespace, `agentry.dev/agent-computer=${member ?? ''}`);
+    const { pod, processes } = await runnerPod(member ?? '');
     expect(pod?.spec.nodeName).toBe(d.nodeName);
     expect(pod?.status?.phase).toBe('Running');
-    const processes = await kubectl([
-      'exec',
-      '-n',
-      d.orgNamespace,
-      pod?.metadata.name ?? '',
-      '--',
-      'ps',
-      '-eo',
-      'args',
-    ]);
     expect(processes).toMatch(/agentry runner/);
   }, 360_000);
 

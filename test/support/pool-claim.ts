@@ -11,17 +11,14 @@ import {
   apiVersionOf,
 } from '../../crds/index.js';
 import type { AgentComputer, WorkspacePool } from '../../crds/index.js';
+import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 
-/** Writes the claim onto `member` (as read): state `claimed`, claimed-at, no pool owner, the claimer's fields. */
-export async function claimMember(
-  store: ResourceStore,
-  member: AgentComputer,
-  claimer: { displayName?: string; owner?: string; ephemeral?: boolean; at?: Date } = {},
-): Promise<AgentComputer> {
+/** The claim written onto `member` as read: state `claimed`, claimed-at, no pool owner, the claimer's fields. */
+function claimed(member: AgentComputer, claimer: Claimer): AgentComputer {
   const { metadata, spec } = member;
   const idleTimeout = metadata.annotations?.[POOL_IDLE_TIMEOUT_ANNOTATION] ?? spec.idleTimeout;
-  return store.replace(AgentComputerType, {
+  return {
     ...member,
     metadata: {
       ...metadata,
@@ -39,7 +36,38 @@ export async function claimMember(
       ephemeral: claimer.ephemeral ?? false,
       idleTimeout,
     },
-  });
+  };
+}
+
+export interface Claimer {
+  displayName?: string;
+  owner?: string;
+  ephemeral?: boolean;
+  at?: Date;
+}
+
+/**
+ * Claims `member` over the version read, as the API server does; when the operator wrote it in
+ * between (a status), reads it again and claims it if it is still available.
+ */
+export async function claimMember(
+  store: ResourceStore,
+  member: AgentComputer,
+  claimer: Claimer = {},
+): Promise<AgentComputer> {
+  let current = member;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await store.replace(AgentComputerType, claimed(current, claimer));
+    } catch (err) {
+      if (!isStoreError(err, 'Conflict') || attempt === 5) throw err;
+      const { namespace, name } = member.metadata;
+      const fresh = await store.get(AgentComputerType, namespace, name);
+      const state = fresh?.metadata.labels?.[POOL_MEMBER_STATE_LABEL];
+      if (fresh === undefined || state !== PoolMemberStates.Available) throw err;
+      current = fresh;
+    }
+  }
 }
 
 /** A WorkspacePool object of `spec` (parsed with its defaults). */
