@@ -41,6 +41,8 @@ interface Changes {
   removed: Set<string>;
   /** The refill budget ran out before every missing member was made. */
   limited: boolean;
+  /** Why a member could not be made (the store refused it), if one could not. */
+  makeError?: string | undefined;
 }
 
 /**
@@ -86,10 +88,13 @@ export class WorkspacePoolReconciler implements Reconciler {
       [...members.filter((ac) => !changes.removed.has(ac.metadata.name)), ...changes.created],
       now,
     );
-    const status = computePoolStatus(pool, { census: after, desired }, now);
+    const observation = { census: after, desired, makeError: changes.makeError };
+    const status = computePoolStatus(pool, observation, now);
     await writeStatus(store, WorkspacePoolType, pool, status, { caches });
     this.options.metrics.record(key, after.ready.length, after.provisioning.length);
     await this.reportFailure(pool, status.conditions);
+    // Retried with back-off; the status already says why.
+    if (changes.makeError !== undefined) throw new Error(`warm pool ${key}: ${changes.makeError}`);
     return this.requeue(pool, key, census, changes, now);
   }
 
@@ -121,16 +126,23 @@ export class WorkspacePoolReconciler implements Reconciler {
       plan.create,
       this.budget.remaining(key, pool.spec.refillPerMinute, now.getTime()),
     );
-    const created = await Promise.all(
+    const results = await Promise.allSettled(
       Array.from({ length: allowed }, () => this.createMember(pool, key, now)),
     );
+    const created = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const refused = results.find((result) => result.status === 'rejected');
     if (created.length > 0 || removed.size > 0) {
       this.options.logger.info(
         { pool: key, desired, created: created.length, removed: removed.size },
         'refilled warm pool',
       );
     }
-    return { created, removed, limited: allowed < plan.create };
+    return {
+      created,
+      removed,
+      limited: allowed < plan.create,
+      makeError: refused === undefined ? undefined : storeMessage(refused.reason),
+    };
   }
 
   private async createMember(pool: WorkspacePool, key: string, now: Date): Promise<AgentComputer> {
@@ -210,4 +222,11 @@ export class WorkspacePoolReconciler implements Reconciler {
     if (times.length === 0) return undefined;
     return { requeueAfterMs: Math.max(Math.min(...times) - now.getTime(), 100) };
   }
+}
+
+/** The store's own words for a refused create (the cause of our wrapper), for status and logs. */
+function storeMessage(err: unknown): string {
+  const cause = err instanceof Error ? err.cause : undefined;
+  if (cause instanceof Error) return cause.message;
+  return err instanceof Error ? err.message : String(err);
 }

@@ -15,10 +15,13 @@ type PoolCondition = ConditionInput<WorkspacePoolConditionType, WorkspacePoolRea
 export interface PoolObservation {
   census: PoolCensus;
   desired: number | undefined;
+  /** Why the store refused to make a member this pass (quota, permissions), if it did. */
+  makeError?: string | undefined;
 }
 
 /** The Ready condition: why the pool can or cannot hand out a member at once. */
-export function readyCondition(pool: WorkspacePool, { census, desired }: PoolObservation): PoolCondition {
+export function readyCondition(pool: WorkspacePool, observation: PoolObservation): PoolCondition {
+  const { census, desired } = observation;
   const type = WorkspacePoolConditions.Ready;
   const { minReady, maxReady } = pool.spec;
   if (desired === undefined) {
@@ -27,6 +30,14 @@ export function readyCondition(pool: WorkspacePool, { census, desired }: PoolObs
       status: 'False',
       reason: WorkspacePoolReasons.InvalidSpec,
       message: `spec.maxReady (${String(maxReady)}) is below spec.minReady (${String(minReady)}); no members are made until it is fixed`,
+    };
+  }
+  if (observation.makeError !== undefined) {
+    return {
+      type,
+      status: 'False',
+      reason: WorkspacePoolReasons.RefillFailed,
+      message: `cannot make members: ${observation.makeError}`,
     };
   }
   if (census.failure !== undefined) {

@@ -67,6 +67,19 @@ describe('readyCondition', () => {
     );
   });
 
+  it("says RefillFailed with the store's words when a member cannot be made", () => {
+    const condition = readyCondition(pool(), {
+      census: census(1, 0),
+      desired: 2,
+      makeError: 'exceeded quota: agentcomputers',
+    });
+    expect(condition).toMatchObject({
+      status: 'False',
+      reason: 'RefillFailed',
+      message: 'cannot make members: exceeded quota: agentcomputers',
+    });
+  });
+
   it('says which bounds are wrong in InvalidSpec', () => {
     const invalid = pool({ minReady: 3, maxReady: 1 });
     expect(readyCondition(invalid, { census: census(0, 0), desired: undefined }).message).toMatch(
