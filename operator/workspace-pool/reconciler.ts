@@ -1,11 +1,13 @@
 import {
   AgentComputerType,
   WorkspacePoolConditions,
+  WorkspacePoolEventReasons,
   WorkspacePoolReasons,
   WorkspacePoolType,
 } from '../../crds/index.js';
 import type { AgentComputer, WorkspacePool } from '../../crds/index.js';
 import { findCondition } from '../../crds/conditions.js';
+import { describeError } from '../../platform/describe-error.js';
 import type { EventRecorder } from '../../platform/events.js';
 import type { Logger } from '../../platform/log.js';
 import { isStoreError } from '../../platform/store/types.js';
@@ -141,7 +143,7 @@ export class WorkspacePoolReconciler implements Reconciler {
       created,
       removed,
       limited: allowed < plan.create,
-      makeError: refused === undefined ? undefined : storeMessage(refused.reason),
+      makeError: refused === undefined ? undefined : describeError(refused.reason),
     };
   }
 
@@ -157,9 +159,9 @@ export class WorkspacePoolReconciler implements Reconciler {
         this.options.metrics.created.labels(key).inc();
         return created;
       } catch (err) {
-        // Another object took the random name: draw again, once.
+        // Another object took the random name: draw again, once. Else the store's words go to status.
         if (isStoreError(err, 'AlreadyExists') && attempt === 1) continue;
-        throw new Error(`making a member of warm pool ${key}`, { cause: err });
+        throw err;
       }
     }
   }
@@ -201,7 +203,7 @@ export class WorkspacePoolReconciler implements Reconciler {
       { pool: poolLabel(pool.metadata.namespace, pool.metadata.name), message: next.message },
       'warm pool cannot refill',
     );
-    await this.options.events?.record(pool, 'Warning', RefillFailed, next.message);
+    await this.options.events?.record(pool, 'Warning', WorkspacePoolEventReasons.RefillFailed, next.message);
   }
 
   /**
@@ -222,11 +224,4 @@ export class WorkspacePoolReconciler implements Reconciler {
     if (times.length === 0) return undefined;
     return { requeueAfterMs: Math.max(Math.min(...times) - now.getTime(), 100) };
   }
-}
-
-/** The store's own words for a refused create (the cause of our wrapper), for status and logs. */
-function storeMessage(err: unknown): string {
-  const cause = err instanceof Error ? err.cause : undefined;
-  if (cause instanceof Error) return cause.message;
-  return err instanceof Error ? err.message : String(err);
 }
