@@ -6,7 +6,7 @@ import { AgentComputerType, POOL_LABEL, WorkspacePoolType } from '../../crds/ind
 import type { AgentComputer, WorkspacePool } from '../../crds/index.js';
 import { isTrueForGeneration } from '../../crds/conditions.js';
 import { VirtualMachineType } from '../../operator/runtimes/kube-objects.js';
-import { workspacePoolObject } from '../support/pool-claim.js';
+import { createPool } from '../support/pool-members.js';
 import { TestVolumes, deleteAgentComputers, deleteNamespace, startTestOperator } from './operator-support.js';
 import type { TestOperator } from './operator-support.js';
 import { clusterStore, createTestNamespace, eventually, kubectl } from './support.js';
@@ -72,7 +72,7 @@ describe('a pod-runtime pool', () => {
   const { namespace } = poolOnRuntime('pod');
 
   it('fills with Ready members on KWOK nodes, shown by kubectl get workspacepools', async () => {
-    await store.create(WorkspacePoolType, workspacePoolObject(namespace(), 'warm', { minReady: 2 }));
+    await createPool(store, namespace(), { name: 'warm', spec: { minReady: 2 } });
     await untilFilled(namespace(), 2, (member) => volumes.forDisk(namespace(), member));
     const members = await membersOf(namespace());
     expect(members.every((ac) => isTrueForGeneration(ac, 'Ready'))).toBe(true);
@@ -86,10 +86,10 @@ describe('a kubevirt pool', () => {
   const { namespace } = poolOnRuntime('kubevirt');
 
   it('fills with Ready members whose VirtualMachines KWOK runs', async () => {
-    await store.create(
-      WorkspacePoolType,
-      workspacePoolObject(namespace(), 'warm', { minReady: 2, template: { runtime: 'kubevirt' } }),
-    );
+    await createPool(store, namespace(), {
+      name: 'warm',
+      spec: { minReady: 2, template: { runtime: 'kubevirt' } },
+    });
     await untilFilled(namespace(), 2);
     const vms = (await store.list(VirtualMachineType, { namespace: namespace() })).items;
     expect(vms.map((vm) => vm.metadata.name).sort()).toEqual(

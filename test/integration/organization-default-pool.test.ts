@@ -16,7 +16,7 @@ import type { Organization, WorkspacePoolSpec } from '../../crds/index.js';
 import { OrganizationReconciler } from '../../operator/organization/reconciler.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
-import { workspacePoolObject } from '../support/pool-claim.js';
+import { createPool } from '../support/pool-members.js';
 
 const NAMESPACE = 'agentry-org-acme';
 let dir: string;
@@ -111,10 +111,7 @@ describe("an organization's default pool", () => {
 
   it('leaves a pool named default that a user made alone, whatever the settings', async () => {
     await createOrganization({ minReady: 1 });
-    const own = await store.create(
-      WorkspacePoolType,
-      workspacePoolObject(NAMESPACE, DEFAULT_POOL_NAME, { minReady: 5 }),
-    );
+    const own = await createPool(store, NAMESPACE, { name: DEFAULT_POOL_NAME, minReady: 5 });
     await reconcilerWith(installationDefault).reconcile({ name: 'acme' });
     await setOrganizationPool(undefined);
     await reconcilerWith().reconcile({ name: 'acme' });

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { AgentComputerType, SecretType, WorkspacePoolType } from '../../crds/index.js';
+import { AgentComputerType, SecretType } from '../../crds/index.js';
 import type { AgentComputer, KubeObject, ResourceType, Runtime } from '../../crds/index.js';
 import { isTrueForGeneration } from '../../crds/conditions.js';
 import { addAgentComputerController } from '../../operator/agent-computer/controller.js';
@@ -25,7 +25,7 @@ import { poolMember } from '../../operator/workspace-pool/member.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import { podControllerHarness } from '../support/pod-controller-harness.js';
-import { claimMember, workspacePoolObject } from '../support/pool-claim.js';
+import { claimMember, createPool } from '../support/pool-members.js';
 import { until } from '../support/until.js';
 
 const NAMESPACE = 'agentry-org-acme';
@@ -53,10 +53,10 @@ async function workloadObjects(store: EmbeddedStore): Promise<Record<string, str
 
 /** A member of a stored pool (its owner must exist, or the store collects the member at once). */
 async function storedMember(store: EmbeddedStore, runtime: Runtime): Promise<AgentComputer> {
-  const pool = await store.create(
-    WorkspacePoolType,
-    workspacePoolObject(NAMESPACE, 'warm', { template: { runtime, idleTimeout: '30m' } }),
-  );
+  const pool = await createPool(store, NAMESPACE, {
+    name: 'warm',
+    spec: { template: { runtime, idleTimeout: '30m' } },
+  });
   return store.create(AgentComputerType, poolMember(pool, 'bxk2p'));
 }
 
@@ -91,7 +91,6 @@ describe('the cluster runtimes, given a claimed member', () => {
       ).toBe(true);
       const claimed = await claimMember(store, member, {
         displayName: 'mine',
-        owner: 'user-7',
         ephemeral: true,
       });
       await runtime.apply(claimed, context, signal);

@@ -22,7 +22,7 @@ import type { ProcessRuntime } from '../../operator/runtimes/process.js';
 import type { Registry } from 'prom-client';
 import { readRunnerRecord, workspacePaths } from '../../operator/runtimes/process/workspace.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
-import { claimMember, workspacePoolObject } from '../support/pool-claim.js';
+import { claimMember, createPool as storePool } from '../support/pool-members.js';
 import { startProcessOperator } from '../support/process-operator.js';
 import { until } from '../support/until.js';
 
@@ -76,7 +76,7 @@ const createPool = (
   namespace: string,
   spec: Record<string, unknown>,
   name = 'warm',
-): Promise<WorkspacePool> => store.create(WorkspacePoolType, workspacePoolObject(namespace, name, spec));
+): Promise<WorkspacePool> => storePool(store, namespace, { name, spec });
 
 const membersOf = async (namespace: string, pool = 'warm'): Promise<AgentComputer[]> =>
   (await store.list(AgentComputerType, { namespace, labelSelector: `${POOL_LABEL}=${pool}` })).items;
