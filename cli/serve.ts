@@ -172,6 +172,7 @@ async function startEmbeddedOperator(
     skills: await loadSkillCatalog(config.AGENTRY_SKILLS_FILE),
     deletedTaskRetentionMs: parseDuration(config.AGENTRY_DELETED_TASK_RETENTION),
     webhooks: webhookDeliverySettings(config, true),
+    defaultWorkspacePool: config.AGENTRY_DEFAULT_WORKSPACE_POOL ?? undefined,
   });
   notify = (namespace, name, program) => {
     if (program === 'lake') operator.notifyContextLake(namespace, name);

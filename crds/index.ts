@@ -16,6 +16,7 @@ export * from './event-catalog.js';
 export * from './agent-computer/events.js';
 export * from './task/events.js';
 export * from './context-lake/events.js';
+export * from './workspace-pool/events.js';
 
 import { AgentComputerType } from './agent-computer/types.js';
 import { ContextLakeType } from './context-lake/types.js';
@@ -53,12 +54,14 @@ import type { EventCatalog } from './event-catalog.js';
 import { AgentComputerEventCatalog } from './agent-computer/events.js';
 import { ContextLakeEventCatalog } from './context-lake/events.js';
 import { TaskEventCatalog } from './task/events.js';
+import { WorkspacePoolEventCatalog } from './workspace-pool/events.js';
 
 /** The Kubernetes Events of every kind the operator records any on, in the order docs/conditions.md lists them. */
 export const AGENTRY_EVENT_CATALOGS = [
   AgentComputerEventCatalog,
   TaskEventCatalog,
   ContextLakeEventCatalog,
+  WorkspacePoolEventCatalog,
 ] as const;
 
 /** Every reason of an Event the operator records: the recorder accepts only these. */

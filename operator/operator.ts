@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import type { Runtime } from '../crds/index.js';
+import type { Runtime, WorkspacePoolSpec } from '../crds/index.js';
 import type { ExecutorCatalog } from '../platform/executor-catalog.js';
 import type { InstallationKey } from '../platform/installation-key.js';
 import { EventRecorder } from '../platform/events.js';
@@ -15,6 +15,7 @@ import { addContextLakeController, addLakeNotificationsController } from './cont
 import { addOrganizationController } from './organization/controller.js';
 import { addTaskController, addUploadedFileExpiryController } from './task/controller.js';
 import { addWebhookDeliveryController } from './webhook/controller.js';
+import { addWorkspacePoolController } from './workspace-pool/controller.js';
 import type { WorkloadRuntime } from './runtimes/types.js';
 
 export interface OperatorOptions {
@@ -26,6 +27,8 @@ export interface OperatorOptions {
   /** Namespace of the API server and operator (admitted into organizations' namespaces). */
   controlNamespace?: string;
   leaderElection?: LeaderElectionConfig;
+  /** The warm pool of every organization that sets none (AGENTRY_DEFAULT_WORKSPACE_POOL); without it, none. */
+  defaultWorkspacePool?: WorkspacePoolSpec | undefined;
   /** Parallel reconciles of agent computers (each one waits on its workload's API calls). */
   agentComputerWorkers?: number;
   /** Derives runner tokens (shared with the API server). */
@@ -96,13 +99,18 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   };
   const allowPrivateTargets = options.webhooks?.allowPrivateTargets ?? false;
 
-  const organizations = addOrganizationController(manager, { ...shared, controlNamespace });
+  const organizations = addOrganizationController(manager, {
+    ...shared,
+    controlNamespace,
+    defaultWorkspacePool: options.defaultWorkspacePool,
+  });
   const agentComputers = addAgentComputerController(manager, {
     ...shared,
     ...workloads,
     objectStore,
     workers: options.agentComputerWorkers,
   });
+  const workspacePools = addWorkspacePoolController(manager, { ...shared, events });
   const tasks = addTaskController(manager, {
     ...shared,
     events,
@@ -142,6 +150,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const added: (AddedController | undefined)[] = [
     organizations,
     agentComputers,
+    workspacePools,
     tasks,
     contextLakes,
     webhookDeliveries,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WorkspacePoolSpecSchema } from '../crds/workspace-pool/types.js';
 import {
   EgressAllowSetting,
   NodeSelectorSchema,
@@ -29,6 +30,11 @@ export const ConfigSchema = z.object({
   KUBECONFIG: z.string().optional(),
   /** Operator: where agent computers run unless their spec says (`agentry serve` always uses process). */
   AGENTRY_DEFAULT_RUNTIME: z.enum(['kubevirt', 'pod', 'process']).default('pod'),
+  /**
+   * Operator: the warm pool of every organization that sets none (a WorkspacePool spec as JSON, e.g.
+   * `{"minReady":2}`): a pool named `default` in each organization's namespace. Unset or `null`: none.
+   */
+  AGENTRY_DEFAULT_WORKSPACE_POOL: jsonSetting(WorkspacePoolSpecSchema.nullable(), 'null'),
   /** Operator: the runtimes it may use, comma separated. */
   AGENTRY_RUNTIMES: z
     .string()

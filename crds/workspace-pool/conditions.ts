@@ -4,7 +4,7 @@ import type { ReasonOf } from '../condition-catalog.js';
 /** The conditions of a WorkspacePool, each stamped with the generation it was observed for. */
 export const WorkspacePoolConditionCatalog = defineConditions('WorkspacePool', {
   Ready: {
-    doc: 'At least spec.minReady members are ready to be claimed.',
+    doc: "status.ready has reached status.desired (spec.minReady, plus the last minute's claims up to spec.maxReady): a claim gets a member at once.",
     reasons: {
       Filled: 'status.ready has reached the desired count',
       Refilling: 'members are being made or are starting; status.provisioning says how many',

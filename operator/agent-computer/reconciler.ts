@@ -4,6 +4,7 @@ import {
   AgentComputerType,
   HIBERNATED_BY_ANNOTATION,
   LAST_PREVIEW_AT_ANNOTATION,
+  POOL_CLAIMED_AT_ANNOTATION,
   SecretType,
 } from '../../crds/index.js';
 import { isTrue } from '../../crds/conditions.js';
@@ -235,9 +236,18 @@ export class AgentComputerReconciler implements Reconciler {
     if (idleMs === 0 || ac.spec.operatingMode !== 'Running' || !ready || activity.busy) return undefined;
     // Preview traffic counts too: the API stamps it (at most once a minute) on the annotation.
     const previewedAt = ac.metadata.annotations?.[LAST_PREVIEW_AT_ANNOTATION];
-    const times = [ac.status?.lastActivityAt ?? ac.metadata.creationTimestamp, activity.lastAt, previewedAt]
+    // A claimed pool member may have waited ready for longer than its new idleTimeout: its claim
+    // is its first use, so the clock starts there too.
+    const claimedAt = ac.metadata.annotations?.[POOL_CLAIMED_AT_ANNOTATION];
+    const times = [
+      ac.status?.lastActivityAt ?? ac.metadata.creationTimestamp,
+      activity.lastAt,
+      previewedAt,
+      claimedAt,
+    ]
       .filter((time) => time !== undefined)
-      .map((time) => Date.parse(time));
+      .map((time) => Date.parse(time))
+      .filter((time) => !Number.isNaN(time)); // an unreadable annotation says nothing
     return times.length === 0 ? undefined : Math.max(...times) + idleMs;
   }
 

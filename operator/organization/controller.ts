@@ -1,4 +1,9 @@
-import { MANAGED_BY_AGENTRY_SELECTOR, NamespaceType, OrganizationType } from '../../crds/index.js';
+import {
+  MANAGED_BY_AGENTRY_SELECTOR,
+  NamespaceType,
+  OrganizationType,
+  WorkspacePoolType,
+} from '../../crds/index.js';
 import type { Organization } from '../../crds/index.js';
 import { withNothingToClose } from '../controller/index.js';
 import type { AddController, ReconcilerControllerDeps } from '../controller/index.js';
@@ -8,7 +13,10 @@ import type { OrganizationReconcilerOptions } from './reconciler.js';
 
 export type OrganizationControllerDeps = ReconcilerControllerDeps<OrganizationReconcilerOptions>;
 
-/** The `organization` controller: each organization's namespace and the NetworkPolicy fencing it. Default 2 workers. */
+/**
+ * The `organization` controller: each organization's namespace, the NetworkPolicy fencing it, and
+ * its default warm pool. Default 2 workers.
+ */
 export const addOrganizationController: AddController<OrganizationControllerDeps, Organization> = (
   manager,
   deps,
@@ -17,13 +25,14 @@ export const addOrganizationController: AddController<OrganizationControllerDeps
     manager.add({
       name: 'organization',
       for: OrganizationType,
-      owns: [NamespaceType, NetworkPolicyType],
-      // Both are made with Agentry's label (an adopted namespace gets it on its first pass).
+      owns: [NamespaceType, NetworkPolicyType, WorkspacePoolType],
+      // All are made with Agentry's label (an adopted namespace gets it on its first pass).
       ownedSelector: MANAGED_BY_AGENTRY_SELECTOR,
       reconciler: new OrganizationReconciler({
         store: deps.store,
         logger: deps.logger.child({ controller: 'organization' }),
         controlNamespace: deps.controlNamespace,
+        defaultWorkspacePool: deps.defaultWorkspacePool,
       }),
       workers: deps.workers,
     }),

@@ -7,7 +7,13 @@ import {
   apiVersionOf,
   organizationNamespace,
 } from '../../crds/index.js';
-import type { Namespace, Organization, OrganizationStatus, OwnerReference } from '../../crds/index.js';
+import type {
+  Namespace,
+  Organization,
+  OrganizationStatus,
+  OwnerReference,
+  WorkspacePoolSpec,
+} from '../../crds/index.js';
 import { NetworkPolicyType } from '../runtimes/kube-objects.js';
 import { ensureObject } from '../runtimes/ensure-object.js';
 import type { NetworkPolicy } from '../runtimes/kube-objects.js';
@@ -19,6 +25,7 @@ import type { ResourceStore } from '../../platform/store/types.js';
 import { writeStatus } from '../controller/status-writer.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import { setCondition } from '../../crds/conditions.js';
+import { ensureDefaultPool } from './default-pool.js';
 
 export const ORGANIZATION_LABEL = 'agentry.dev/organization';
 
@@ -27,6 +34,8 @@ export interface OrganizationReconcilerOptions {
   /** Where the API server and operator run: the only namespace admitted into an organization's. */
   controlNamespace: string;
   logger: Logger;
+  /** The installation's warm pool (AGENTRY_DEFAULT_WORKSPACE_POOL) for organizations that set none. */
+  defaultWorkspacePool?: WorkspacePoolSpec | undefined;
   now?: () => Date;
 }
 
@@ -135,7 +144,17 @@ export class OrganizationReconciler implements Reconciler {
     };
     await writeStatus(this.options.store, OrganizationType, org, status);
     if (failure !== undefined) throw new Error(`organization ${org.metadata.name}: ${failure}`);
+    await this.ensurePool(org);
     return undefined;
+  }
+
+  /** After the namespace: the pool lives in it. A failure retries with back-off. */
+  private async ensurePool(org: Organization): Promise<void> {
+    const { store, logger, defaultWorkspacePool } = this.options;
+    const outcome = await ensureDefaultPool(store, org, organizationOwner(org), defaultWorkspacePool, logger);
+    if (outcome !== 'unchanged' && outcome !== 'none' && outcome !== 'user-owned') {
+      logger.info({ organization: org.metadata.name, outcome }, 'default warm pool');
+    }
   }
 
   private async ensureNamespace(org: Organization): Promise<void> {

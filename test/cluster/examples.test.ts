@@ -15,6 +15,7 @@ import {
   SecretType,
   TaskType,
   WebhookType,
+  WorkspacePoolType,
   apiVersionOf,
 } from '../../crds/index.js';
 import type { KubeObject, ResourceType, Runtime } from '../../crds/index.js';
@@ -103,6 +104,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  // The pool first, or it would make new members as the old ones go.
+  await store.delete(WorkspacePoolType, ORG_NAMESPACE, 'default').catch(() => undefined);
   // Finalizers are released by the operator: delete what carries one while it still runs.
   await deleteAgentComputers(store, ORG_NAMESPACE).catch(() => undefined);
   await store.delete(ContextLakeType, ORG_NAMESPACE, 'context-lake').catch(() => undefined);
@@ -122,7 +125,7 @@ afterAll(async () => {
 }, 180_000);
 
 describe('examples/', () => {
-  it('holds the namespace first, then the organization, both agent computers, the context lake and the webhook', async () => {
+  it('holds the namespace first, then the organization, both agent computers, the context lake, the webhook and a warm pool', async () => {
     expect(await exampleFiles()).toEqual([
       '00-namespace.yaml',
       'agent-computer-kubevirt.yaml',
@@ -130,6 +133,7 @@ describe('examples/', () => {
       'context-lake.yaml',
       'organization.yaml',
       'webhook.yaml',
+      'workspace-pool.yaml',
     ]);
   });
 
@@ -148,6 +152,7 @@ describe('examples/', () => {
         `organization.agentry.dev/${ORG} created`,
         'secret/ci-notifications-secret created',
         `webhook.agentry.dev/${WEBHOOK} created`,
+        'workspacepool.agentry.dev/default created',
       ].sort(),
     );
   }, 90_000);
@@ -169,6 +174,7 @@ describe('examples/', () => {
     ['agent computer (kubevirt)', 'Healthy', AgentComputerType, VM_COMPUTER],
     ['webhook', 'Healthy', WebhookType, WEBHOOK],
     ['context lake (hibernated)', 'Suspended', ContextLakeType, 'context-lake'],
+    ['warm pool (kubevirt members)', 'Healthy', WorkspacePoolType, 'default'],
   ] as const)(
     'the %s becomes %s by our Argo CD health check',
     async (_what, status, type, name) => {

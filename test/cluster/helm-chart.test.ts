@@ -104,6 +104,27 @@ describe('helm chart', () => {
     ).toContain('virtualmachines');
   });
 
+  it("workspacePool.default becomes the operator's AGENTRY_DEFAULT_WORKSPACE_POOL, which it parses; null renders none", async () => {
+    const spec = { minReady: 2, maxReady: 5, template: { runtime: 'pod' } };
+    const withPool = renderedObjects(
+      await helm([
+        'template',
+        'agentry',
+        CHART,
+        '--set-json',
+        `workspacePool.default=${JSON.stringify(spec)}`,
+      ]),
+    );
+    const operator = deployment(withPool, 'agentry-operator');
+    const setting = operator.env.AGENTRY_DEFAULT_WORKSPACE_POOL;
+    expect(
+      loadConfig({ AGENTRY_DEFAULT_WORKSPACE_POOL: setting }).AGENTRY_DEFAULT_WORKSPACE_POOL,
+    ).toMatchObject(spec);
+    expect(deployment(withPool, 'agentry-api').env.AGENTRY_DEFAULT_WORKSPACE_POOL).toBeUndefined();
+    const without = renderedObjects(await helm(['template', 'agentry', CHART]));
+    expect(deployment(without, 'agentry-operator').env.AGENTRY_DEFAULT_WORKSPACE_POOL).toBeUndefined();
+  });
+
   it('the pod profile grants nothing on kubevirt.io', async () => {
     const objects = renderedObjects(await helm(['template', 'agentry', CHART, '-f', profileValues('pod')]));
     expect(JSON.stringify(objects.filter((o) => o.kind === 'ClusterRole'))).not.toContain('kubevirt.io');

@@ -1,27 +1,20 @@
 // The embedded default end to end: API server, operator and real runner processes on one machine.
-import { randomBytes } from 'node:crypto';
-import { ExecutorCatalog } from '../../platform/executor-catalog.js';
-import { InstallationKey } from '../../platform/installation-key.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Registry } from 'prom-client';
 import { AgentComputerRecordSchema } from '../../api/agent-computer/present.js';
 import type { AgentComputerRecord } from '../../api/agent-computer/present.js';
 import { AgentComputerType, EventType, SecretType, secretValue } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
-import { startOperator } from '../../operator/operator.js';
 import type { RunningOperator } from '../../operator/operator.js';
-import { ProcessRuntime } from '../../operator/runtimes/process.js';
+import type { ProcessRuntime } from '../../operator/runtimes/process.js';
 import { readRunnerRecord, workspacePaths } from '../../operator/runtimes/process/workspace.js';
-import { createLogger } from '../../platform/log.js';
-import { REPOSITORY_RUNNER_COMMAND } from '../support/runner-command.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import { call, startTestApi } from '../support/api-server.js';
 import type { TestApi } from '../support/api-server.js';
+import { startProcessOperator } from '../support/process-operator.js';
 
-const RUNNER_COMMAND = REPOSITORY_RUNNER_COMMAND;
 const READY_MS = 60_000;
 
 let dir: string;
@@ -34,27 +27,7 @@ const namespace = 'agentry-org-acme';
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agentry-embedded-op-'));
   const store = await EmbeddedStore.open(join(dir, 'store'));
-  const logger = createLogger({ level: 'silent' });
-  let notify: (ns: string, name: string) => void = () => undefined;
-  runtime = new ProcessRuntime({
-    dataDir: dir,
-    runnerCommand: RUNNER_COMMAND,
-    logger,
-    stopGraceMs: 2_000,
-    onChange: (ns, name) => {
-      notify(ns, name);
-    },
-  });
-  operator = await startOperator({
-    store,
-    installationKey: new InstallationKey(randomBytes(32)),
-    executors: new ExecutorCatalog(),
-    logger,
-    registry: new Registry(),
-    runtimes: new Map([['process', runtime]]),
-    defaultRuntime: 'process',
-  });
-  notify = operator.notifyAgentComputer;
+  ({ operator, runtime } = await startProcessOperator(store, dir));
   api = await startTestApi({ store });
   key = await api.key({ org: 'acme' });
 }, 60_000);

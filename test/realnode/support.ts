@@ -195,6 +195,20 @@ export async function pods(namespace: string, selector: string): Promise<PodSumm
   ).items;
 }
 
+/**
+ * The runner Pod of agent computer `id` in the organization's namespace, and the command lines of
+ * the processes inside it (the runner answering is ours, not a fake status).
+ */
+export async function runnerPod(id: string): Promise<{ pod: PodSummary | undefined; processes: string }> {
+  const namespace = deployment().orgNamespace;
+  const [pod] = await pods(namespace, `agentry.dev/agent-computer=${id}`);
+  const processes =
+    pod === undefined
+      ? ''
+      : await kubectl(['exec', '-n', namespace, pod.metadata.name, '--', 'ps', '-eo', 'args']);
+  return { pod, processes };
+}
+
 /** Names of the objects of a kind that exist in a namespace with the given selector. */
 export async function objectNames(kind: string, namespace: string, selector: string): Promise<string[]> {
   const out = await kubectl(['get', kind, '-n', namespace, '-l', selector, '-o', 'name']);

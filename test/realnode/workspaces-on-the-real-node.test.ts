@@ -11,6 +11,7 @@ import {
   kubectl,
   objectNames,
   pods,
+  runnerPod,
   streamTask,
   streamText,
   waitForWorkspace,
@@ -32,21 +33,9 @@ describe('an agent computer on the real node', () => {
     created.push(id);
     const ready = await waitForWorkspace(id, 'ready');
     expect(ready.provisionError).toBeNull();
-    const d = deployment();
-    const [pod] = await pods(d.orgNamespace, selectorOf(id));
-    expect(pod?.spec.nodeName).toBe(d.nodeName);
+    const { pod, processes } = await runnerPod(id);
+    expect(pod?.spec.nodeName).toBe(deployment().nodeName);
     expect(pod?.status?.phase).toBe('Running');
-    // The runner answers inside the container: its process is ours, not a fake status.
-    const processes = await kubectl([
-      'exec',
-      '-n',
-      d.orgNamespace,
-      pod?.metadata.name ?? '',
-      '--',
-      'ps',
-      '-eo',
-      'args',
-    ]);
     expect(processes).toMatch(/agentry runner/);
   }, 300_000);
 

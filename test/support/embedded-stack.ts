@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
-import { AgentComputerType, ContextLakeType } from '../../crds/index.js';
+import { AgentComputerType, ContextLakeType, WorkspacePoolType } from '../../crds/index.js';
 import { startOperator } from '../../operator/operator.js';
 import type { OperatorOptions, RunningOperator } from '../../operator/operator.js';
 import { ProcessRuntime } from '../../operator/runtimes/process.js';
@@ -28,7 +28,7 @@ export interface EmbeddedStack {
   api: TestApi;
   operator: RunningOperator;
   runtime: ProcessRuntime;
-  /** Deletes every agent computer and context lake (their processes stop), then stops everything and removes `dir`. */
+  /** Deletes every warm pool, agent computer and context lake (their processes stop), then stops everything and removes `dir`. */
   stop(): Promise<void>;
 }
 
@@ -135,6 +135,11 @@ export async function startEmbeddedStack(
     operator,
     runtime,
     async stop() {
+      // Pools first, or they would make new members as the old ones go.
+      const pools = (await store.list(WorkspacePoolType)).items;
+      await Promise.all(
+        pools.map((pool) => store.delete(WorkspacePoolType, pool.metadata.namespace, pool.metadata.name)),
+      );
       const { items } = await store.list(AgentComputerType);
       const lakes = (await store.list(ContextLakeType)).items;
       await Promise.all([

@@ -14,23 +14,26 @@ import {
 } from '../../crds/index.js';
 import type { AgentComputer, PoolMemberState, WorkspacePool } from '../../crds/index.js';
 import { isoSeconds } from '../../crds/conditions.js';
+import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
+import { claimedMember } from '../../api/workspace-pool/claimed-member.js';
+import type { ClaimerSpec } from '../../api/workspace-pool/claimed-member.js';
 
 /**
  * A WorkspacePool in an organization's namespace. `minReady` (default 0: nothing to make) is what a
  * pool controller, where one runs, keeps: at least the members a test adds by hand, or it would
- * delete them as surplus.
+ * delete them as surplus. `spec` gives the rest of the spec (template, maxReady...).
  */
 export async function createPool(
   store: ResourceStore,
   namespace: string,
-  options: { name?: string; minReady?: number } = {},
+  options: { name?: string; minReady?: number; spec?: Record<string, unknown> } = {},
 ): Promise<WorkspacePool> {
   return store.create(WorkspacePoolType, {
     apiVersion: apiVersionOf(WorkspacePoolType),
     kind: WorkspacePoolType.kind,
     metadata: { name: options.name ?? DEFAULT_POOL_NAME, namespace },
-    spec: WorkspacePoolSpecSchema.parse({ minReady: options.minReady ?? 0 }),
+    spec: WorkspacePoolSpecSchema.parse({ minReady: options.minReady ?? 0, ...options.spec }),
   });
 }
 
@@ -102,4 +105,32 @@ export async function addPoolMember(
 ): Promise<AgentComputer> {
   const created = await store.create(AgentComputerType, poolMemberObject(pool, name, options));
   return options.ready === false ? created : markReady(store, created);
+}
+
+/**
+ * Claims `member` with the API server's own claim write (api/workspace-pool/claimed-member.ts) over
+ * the version read; when the operator wrote it in between (a status), reads it again and claims it
+ * if it is still available, as the API's claim moves on after a conflict.
+ */
+export async function claimMember(
+  store: ResourceStore,
+  member: AgentComputer,
+  claimer: ClaimerSpec = { displayName: 'Claimed workspace' },
+): Promise<AgentComputer> {
+  const principal = { keyId: 'key-1', user: 'user-1' };
+  let current = member;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await store.replace(AgentComputerType, claimedMember(current, principal, claimer, new Date()));
+    } catch (err) {
+      if (!isStoreError(err, 'Conflict') || attempt === 5) throw err;
+      const fresh = await store.get(AgentComputerType, member.metadata.namespace, member.metadata.name);
+      if (
+        fresh === undefined ||
+        fresh.metadata.labels?.[POOL_MEMBER_STATE_LABEL] !== PoolMemberStates.Available
+      )
+        throw err;
+      current = fresh;
+    }
+  }
 }
