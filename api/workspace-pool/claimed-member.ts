@@ -2,6 +2,7 @@ import {
   AgentComputerSpecSchema,
   DurationSchema,
   POOL_CLAIMED_AT_ANNOTATION,
+  POOL_CLAIMED_GENERATION_ANNOTATION,
   POOL_IDLE_TIMEOUT_ANNOTATION,
   POOL_MEMBER_STATE_LABEL,
   PoolMemberStates,
@@ -55,7 +56,12 @@ export function claimedMember(
         [POOL_MEMBER_STATE_LABEL]: PoolMemberStates.Claimed,
         [OWNER_KEY_LABEL]: principal.keyId,
       },
-      annotations: { ...member.metadata.annotations, [POOL_CLAIMED_AT_ANNOTATION]: now.toISOString() },
+      annotations: {
+        ...member.metadata.annotations,
+        [POOL_CLAIMED_AT_ANNOTATION]: now.toISOString(),
+        // The API server counts each spec change once: this write makes the next generation.
+        [POOL_CLAIMED_GENERATION_ANNOTATION]: String((member.metadata.generation ?? 0) + 1),
+      },
       ownerReferences: owners.length === 0 ? undefined : owners,
     },
     spec: {

@@ -1,5 +1,4 @@
 import {
-  AgentComputerConditions,
   AgentComputerEventReasons,
   AgentComputerType,
   HIBERNATED_BY_ANNOTATION,
@@ -9,7 +8,7 @@ import {
   isTerminal,
 } from '../../crds/index.js';
 import type { AgentComputer, TaskStatus } from '../../crds/index.js';
-import { isTrueForGeneration } from '../../crds/conditions.js';
+import { readyForPrompts } from './workspace-readiness.js';
 import type { EventRecorder } from '../../platform/events.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
@@ -146,7 +145,7 @@ export class TaskReconciler implements Reconciler {
     if (workspace?.status?.endpoint === undefined || workspace.spec.operatingMode !== 'Running')
       return undefined;
     if (workspace.metadata.deletionTimestamp !== undefined) return undefined;
-    if (!isTrueForGeneration(workspace, AgentComputerConditions.Ready)) return undefined;
+    if (!readyForPrompts(workspace)) return undefined;
     return new RunnerClient({
       endpoint: workspace.status.endpoint,
       token: this.options.installationKey.runnerToken(workspace),

@@ -5,6 +5,7 @@ import { claimedMember } from '../../api/workspace-pool/claimed-member.js';
 import { isClaimable } from '../../api/workspace-pool/members.js';
 import {
   POOL_CLAIMED_AT_ANNOTATION,
+  POOL_CLAIMED_GENERATION_ANNOTATION,
   POOL_IDLE_TIMEOUT_ANNOTATION,
   POOL_LABEL,
   POOL_MEMBER_STATE_LABEL,
@@ -52,6 +53,16 @@ describe('the claim write', () => {
       'agentry.dev/owner': 'key-1',
     });
     expect(claimed.metadata.annotations?.[POOL_CLAIMED_AT_ANNOTATION]).toBe('2030-01-02T03:04:05.678Z');
+  });
+
+  it('records the generation its own write makes, one past the member’s', () => {
+    const claimed = claimedMember(
+      member((ac) => ({ ...ac, metadata: { ...ac.metadata, generation: 4 } })),
+      claimer,
+      {},
+      now,
+    );
+    expect(claimed.metadata.annotations?.[POOL_CLAIMED_GENERATION_ANNOTATION]).toBe('5');
   });
 
   it("removes the pool's owner reference and keeps every other owner", () => {
