@@ -215,10 +215,21 @@ describe('a running VM workload', () => {
     expect(service?.metadata.ownerReferences).toEqual(ownerOf(ac));
   });
 
-  it('fences the VM with a NetworkPolicy that admits the control plane on the runner port only', async () => {
+  it('fences the VM with a NetworkPolicy that admits the control plane on the runner port, the API server on the others', async () => {
     const policy = await store.get(NetworkPolicyType, namespace, 'vm-runner');
     expect(policy?.spec.podSelector).toEqual({ matchLabels: WORKLOAD_LABELS('vm') });
-    expect(policy?.spec.ingress).toMatchObject([{ ports: [{ protocol: 'TCP', port: RUNNER_PORT }] }]);
+    expect(policy?.spec.ingress).toMatchObject([
+      { ports: [{ protocol: 'TCP', port: RUNNER_PORT }] },
+      {
+        from: [
+          {
+            podSelector: {
+              matchExpressions: [{ key: 'app.kubernetes.io/name', operator: 'In', values: ['agentry-api'] }],
+            },
+          },
+        ],
+      },
+    ]);
     expect(policy?.spec.policyTypes).toEqual(['Ingress', 'Egress']);
     expect(policy?.metadata.ownerReferences).toEqual(ownerOf(ac));
   });

@@ -152,7 +152,18 @@ describe('an agent computer created through the API on the kubevirt runtime', ()
     const policy = await store.get(NetworkPolicyType, namespace, `${id}-runner`);
     expect(policy?.spec.podSelector.matchLabels?.['agentry.dev/agent-computer']).toBe(id);
     expect(policy?.spec.policyTypes).toEqual(['Ingress', 'Egress']);
-    expect(policy?.spec.ingress).toMatchObject([{ ports: [{ protocol: 'TCP', port: RUNNER_PORT }] }]);
+    expect(policy?.spec.ingress).toMatchObject([
+      { ports: [{ protocol: 'TCP', port: RUNNER_PORT }] },
+      {
+        from: [
+          {
+            podSelector: {
+              matchExpressions: [{ key: 'app.kubernetes.io/name', operator: 'In', values: ['agentry-api'] }],
+            },
+          },
+        ],
+      },
+    ]);
     expect(policy?.metadata.ownerReferences).toEqual(controllerOf(ac));
   });
 });

@@ -144,7 +144,7 @@ describe('an agent computer created through the API on the pod runtime', () => {
     expect(service?.metadata.ownerReferences).toEqual(controllerOf(ac));
   });
 
-  it('fences the pod with a NetworkPolicy admitting only the control plane on the runner port', async () => {
+  it('fences the pod with a NetworkPolicy admitting the control plane on the runner port, the API server on the others', async () => {
     const policy = await store.get(NetworkPolicyType, namespace, `${id}-runner`);
     expect(policy?.spec.podSelector.matchLabels?.['agentry.dev/agent-computer']).toBe(id);
     expect(policy?.spec.policyTypes).toEqual(['Ingress', 'Egress']);
@@ -152,6 +152,15 @@ describe('an agent computer created through the API on the pod runtime', () => {
       {
         from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': CONTROL_NAMESPACE } } }],
         ports: [{ protocol: 'TCP', port: RUNNER_PORT }],
+      },
+      {
+        from: [
+          {
+            podSelector: {
+              matchExpressions: [{ key: 'app.kubernetes.io/name', operator: 'In', values: ['agentry-api'] }],
+            },
+          },
+        ],
       },
     ]);
     expect(policy?.metadata.ownerReferences).toEqual(controllerOf(ac));

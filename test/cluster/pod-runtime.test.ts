@@ -181,7 +181,7 @@ describe('a running pod workload', () => {
     expect(service?.metadata.ownerReferences).toEqual(ownerOf(ac));
   });
 
-  it('admits only the control plane on the runner port and blocks cluster and metadata egress', async () => {
+  it('admits the control plane on the runner port, the API server (previews) on the others, and blocks cluster and metadata egress', async () => {
     const policy = await store.get(NetworkPolicyType, namespace, 'box-runner');
     expect(policy?.spec.podSelector.matchLabels?.['agentry.dev/agent-computer']).toBe('box');
     expect(policy?.spec.ingress).toEqual([
@@ -201,6 +201,16 @@ describe('a running pod workload', () => {
           },
         ],
         ports: [{ protocol: 'TCP', port: RUNNER_PORT }],
+      },
+      {
+        from: [
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'agentry-system' } },
+            podSelector: {
+              matchExpressions: [{ key: 'app.kubernetes.io/name', operator: 'In', values: ['agentry-api'] }],
+            },
+          },
+        ],
       },
     ]);
     expect(policy?.spec.egress?.[0]).toEqual({
