@@ -15,7 +15,7 @@ import { createLogger } from '../../platform/log.js';
 import { FilesystemObjectStore } from '../../platform/objectstore/filesystem.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 
-const ALWAYS = ['agentcomputer', 'contextlake', 'organization', 'task'];
+const ALWAYS = ['agentcomputer', 'contextlake', 'organization', 'task', 'workspacepool'];
 
 let dir: string | undefined;
 let store: EmbeddedStore | undefined;
@@ -53,7 +53,7 @@ async function controllersStarted(
 }
 
 describe('the operator', () => {
-  it('runs the organization, agent computer, task and context lake controllers and no optional ones without their settings', async () => {
+  it('runs the organization, agent computer, task, context lake and workspace pool controllers and no optional ones without their settings', async () => {
     expect(await controllersStarted()).toEqual(ALWAYS);
   });
 
