@@ -33,6 +33,11 @@ async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 2
 }
 
 const FAST = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 };
+/**
+ * For tests of who leads, not of handing over: a loaded machine stalling the event loop past FAST's
+ * 1 s renew deadline would hand the lease over mid-test (seen in CI: the "follower" had reconciled).
+ */
+const STEADY = { leaseDurationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 200 };
 
 export function describeLeaderElection(
   name: string,
@@ -99,8 +104,8 @@ export function describeLeaderElection(
 
     it('lets exactly one of two managers reconcile', async () => {
       const { lease } = await setUp();
-      const a = await candidate(lease);
-      const b = await candidate(lease);
+      const a = await candidate(lease, STEADY);
+      const b = await candidate(lease, STEADY);
       await eventually(() => leaderOf([a, b]) !== undefined);
       const name = `one-${lease}`;
       await fixture.store.create(ProbeType, probe(name));
@@ -144,10 +149,9 @@ export function describeLeaderElection(
     it('hands over at once, long before the lease would expire, when the leader stops gracefully', async () => {
       const { lease } = await setUp();
       // A 60 s lease: without the release the successor could not lead within the wait below.
-      const slow = { leaseDurationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 200 };
-      const a = await candidate(lease, slow);
+      const a = await candidate(lease, STEADY);
       await eventually(() => a.manager.isLeader);
-      const b = await candidate(lease, slow);
+      const b = await candidate(lease, STEADY);
       await a.manager.stop();
       await eventually(() => b.manager.isLeader, 20_000);
       await expect(a.manager.done).resolves.toBe('stopped');
