@@ -13,6 +13,13 @@ import { DownloadRedirectSetting } from './objectstore/download-redirect.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 
+/** A Go duration setting (`90s`, `1h30m`) with its default, which the error message shows as the example. */
+const durationSetting = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .refine((text) => /^(\d+(ns|us|ms|s|m|h))+$/.test(text), `must be a duration such as ${fallback}`);
+
 /** Every environment variable Agentry reads, parsed once at start-up (docs/configuration.md#settings lists them). */
 export const ConfigSchema = z.object({
   AGENTRY_HOST: z.string().min(1).default('127.0.0.1'),
@@ -61,20 +68,11 @@ export const ConfigSchema = z.object({
   /** Operator: the skills catalog (YAML or JSON `{ skills: [...] }`): slug → git repository or directory. */
   AGENTRY_SKILLS_FILE: z.string().min(1).optional(),
   /** Operator: how long soft-deleted tasks are kept before they are removed (a Go duration). */
-  AGENTRY_DELETED_TASK_RETENTION: z
-    .string()
-    .default('168h')
-    .refine((text) => /^(\d+(ns|us|ms|s|m|h))+$/.test(text), 'must be a duration such as 168h'),
+  AGENTRY_DELETED_TASK_RETENTION: durationSetting('168h'),
   /** API: the bound of POST /v1/context-lake/sql, a paused lake's start included (docs/api.md#limits: 3 minutes). */
-  AGENTRY_LAKE_SQL_TIMEOUT: z
-    .string()
-    .default('3m')
-    .refine((text) => /^(\d+(ns|us|ms|s|m|h))+$/.test(text), 'must be a duration such as 3m'),
+  AGENTRY_LAKE_SQL_TIMEOUT: durationSetting('3m'),
   /** API: how long a web-page session (the cookie of a sign-in) lasts unless its API key expires first. */
-  AGENTRY_UI_SESSION_TTL: z
-    .string()
-    .default('12h')
-    .refine((text) => /^(\d+(ns|us|ms|s|m|h))+$/.test(text), 'must be a duration such as 12h'),
+  AGENTRY_UI_SESSION_TTL: durationSetting('12h'),
   /**
    * API: preview URLs get a host of their own, `https://<token>.<domain>/` (needs wildcard DNS and a
    * wildcard TLS certificate for the domain pointing at the API); unset: `<public URL>/previews/<token>/`.
@@ -87,10 +85,7 @@ export const ConfigSchema = z.object({
     )
     .optional(),
   /** API: how long a request to a preview URL waits for its hibernated workspace to wake before a 503. */
-  AGENTRY_PREVIEW_WAKE_TIMEOUT: z
-    .string()
-    .default('60s')
-    .refine((text) => /^(\d+(ns|us|ms|s|m|h))+$/.test(text), 'must be a duration such as 60s'),
+  AGENTRY_PREVIEW_WAKE_TIMEOUT: durationSetting('60s'),
   /**
    * API and operator: whether webhooks may target loopback, private and link-local addresses, and
    * plain http (organizations can also allow it for themselves). Unset: `agentry serve` allows it
