@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { AgentComputerConditions, POOL_MEMBER_STATE_LABEL, PoolMemberStates } from '../../crds/index.js';
+import { AgentComputerConditions, PoolMemberStates, isPoolMemberIn } from '../../crds/index.js';
 import type { AgentComputer, AgentComputerSpec } from '../../crds/index.js';
 import { isTrue } from '../../crds/conditions.js';
 
@@ -8,7 +8,7 @@ import { isTrue } from '../../crds/conditions.js';
  * limits do not count it, and only a claim makes it a workspace of the organization.
  */
 export const isAvailableMember = (ac: AgentComputer): boolean =>
-  ac.metadata.labels?.[POOL_MEMBER_STATE_LABEL] === PoolMemberStates.Available;
+  isPoolMemberIn(ac, PoolMemberStates.Available);
 
 /**
  * What a claimer asks of a workspace's make-up; a member must have exactly what is asked. Neither

@@ -10,7 +10,7 @@ import {
 } from '../meta.js';
 import { conditionsDescription } from '../condition-catalog.js';
 import { defineCustomResource } from '../resource.js';
-import type { CustomResource } from '../resource.js';
+import type { CustomResource, KubeObject } from '../resource.js';
 import { WorkspacePoolConditionCatalog } from './conditions.js';
 
 /**
@@ -33,6 +33,9 @@ export const PoolMemberStates = {
   Claimed: 'claimed',
 } as const;
 export type PoolMemberState = (typeof PoolMemberStates)[keyof typeof PoolMemberStates];
+/** Whether an AgentComputer is a pool member in `state` (the API hides available ones, the pool counts both). */
+export const isPoolMemberIn = (object: Pick<KubeObject, 'metadata'>, state: PoolMemberState): boolean =>
+  object.metadata.labels?.[POOL_MEMBER_STATE_LABEL] === state;
 /** On a claimed member: when it was claimed (RFC 3339, milliseconds); the pool's demand window counts these. */
 export const POOL_CLAIMED_AT_ANNOTATION = 'agentry.dev/claimed-at';
 /**

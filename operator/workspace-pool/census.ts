@@ -3,7 +3,7 @@
 import {
   AgentComputerConditions,
   POOL_CLAIMED_AT_ANNOTATION,
-  POOL_MEMBER_STATE_LABEL,
+  isPoolMemberIn,
   PoolMemberStates,
 } from '../../crds/index.js';
 import type { AgentComputer, WorkspacePoolSpec } from '../../crds/index.js';
@@ -32,10 +32,8 @@ export interface PoolCensus {
   failure: MemberFailure | undefined;
 }
 
-const isAvailable = (ac: AgentComputer): boolean =>
-  ac.metadata.labels?.[POOL_MEMBER_STATE_LABEL] === PoolMemberStates.Available;
-const isClaimed = (ac: AgentComputer): boolean =>
-  ac.metadata.labels?.[POOL_MEMBER_STATE_LABEL] === PoolMemberStates.Claimed;
+const isAvailable = (ac: AgentComputer): boolean => isPoolMemberIn(ac, PoolMemberStates.Available);
+const isClaimed = (ac: AgentComputer): boolean => isPoolMemberIn(ac, PoolMemberStates.Claimed);
 
 /** When a claimed member was claimed, or undefined when the annotation is missing or unreadable. */
 function claimedAt(ac: AgentComputer): number | undefined {
