@@ -68,6 +68,11 @@ export async function api(
     },
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
     signal: AbortSignal.timeout(60_000),
+  }).catch(async (err: unknown) => {
+    // A dropped connection says little by itself: name the control plane's restarts beside it.
+    throw new Error(`${options.method ?? 'GET'} ${path}: ${String(err)}; ${await controlPlaneRestarts()}`, {
+      cause: err,
+    });
   });
   const text = await res.text();
   let body: unknown = text;
@@ -77,6 +82,18 @@ export async function api(
     // Not JSON (a download): the text itself.
   }
   return { status: res.status, body, headers: res.headers };
+}
+
+/** Each control-plane Pod's restarts and why the last one ended, for a failure's message. */
+async function controlPlaneRestarts(): Promise<string> {
+  const d = deployment();
+  const template =
+    '{range .items[*]}{.metadata.name} restarts={.status.containerStatuses[0].restartCount} ' +
+    'last={.status.containerStatuses[0].lastState.terminated.reason}{"; "}{end}';
+  return kubectl(['get', 'pods', '-n', d.namespace, '-o', `jsonpath=${template}`]).then(
+    (text) => `control plane: ${text}`,
+    (err: unknown) => `control plane Pods unreadable: ${String(err)}`,
+  );
 }
 
 /** Polls until `check` returns a value; the message names what never happened. */
