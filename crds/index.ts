@@ -7,6 +7,8 @@ export * from './task/types.js';
 export * from './webhook/types.js';
 export * from './context-lake/types.js';
 export * from './workspace-pool/types.js';
+export * from './model-usage.js';
+export * from './egress.js';
 export * from './organization/conditions.js';
 export * from './agent-computer/conditions.js';
 export * from './task/conditions.js';

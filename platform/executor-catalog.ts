@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { RELATIVE_WORKSPACE_PATH } from './agent-conventions.js';
 import { readConfigFile } from './config-file.js';
 import { parseDuration } from './duration.js';
+import { ModelProviderSchema } from './model-gateway/providers.js';
 import { ExecutorInvocationSchema } from './runner-protocol.js';
 import type { ExecutorInvocation } from './runner-protocol.js';
 
@@ -13,41 +14,74 @@ export const ExecutorEnvValueSchema = z.union([
   }),
 ]);
 
+const variableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/);
+
+/**
+ * How an executor reaches one model provider through the model gateway (docs/model-gateway.md):
+ * its key variables get the prompt's token, its base-URL variables the gateway's address, and the
+ * gateway injects the real key, the value of the first key variable's `secretKeyRef`.
+ */
+export const ExecutorModelRouteSchema = z.strictObject({
+  provider: ModelProviderSchema,
+  keyVariables: z.array(variableName).min(1).max(4),
+  baseUrlVariables: z.array(variableName).min(1).max(4),
+});
+export type ExecutorModelRoute = z.infer<typeof ExecutorModelRouteSchema>;
+
 /**
  * One executor an installation offers (docs/api.md#tasks): how to start it and which models it takes.
  * Configured by the platform team (Helm values → a file named by AGENTRY_EXECUTORS_FILE); the
  * built-in definitions below apply where the file says nothing.
  */
-export const ExecutorDefinitionSchema = z.strictObject({
-  name: z
-    .string()
-    .min(1)
-    .max(63)
-    .regex(/^[a-z][a-z0-9-]*$/),
-  format: ExecutorInvocationSchema.shape.format,
-  command: z.string().min(1),
-  args: z.array(z.string()),
-  promptVia: ExecutorInvocationSchema.shape.promptVia.default('argument'),
-  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), ExecutorEnvValueSchema).default({}),
-  /** When set, a task's `model` must be one of these (else 400). */
-  models: z.array(z.string().min(1).max(200)).optional(),
-  defaultModel: z.string().min(1).max(200).optional(),
-  /** A Go duration, e.g. `1h`: the prompt fails and its processes are killed after this long. */
-  timeout: z
-    .string()
-    .refine((text) => {
-      try {
-        return parseDuration(text) >= 1000;
-      } catch {
-        return false;
-      }
-    }, 'must be a duration of at least 1s, e.g. "30m"')
-    .default('1h'),
-  /** Where it reads project instructions; default by format (platform/agent-conventions.ts). */
-  instructionsFile: z.string().regex(RELATIVE_WORKSPACE_PATH).optional(),
-  /** Where it reads project skills; `null`: it has none; default by format. */
-  skillsDir: z.string().regex(RELATIVE_WORKSPACE_PATH).nullable().optional(),
-});
+export const ExecutorDefinitionSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .min(1)
+      .max(63)
+      .regex(/^[a-z][a-z0-9-]*$/),
+    format: ExecutorInvocationSchema.shape.format,
+    command: z.string().min(1),
+    args: z.array(z.string()),
+    promptVia: ExecutorInvocationSchema.shape.promptVia.default('argument'),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), ExecutorEnvValueSchema).default({}),
+    /** When set, a task's `model` must be one of these (else 400). */
+    models: z.array(z.string().min(1).max(200)).optional(),
+    defaultModel: z.string().min(1).max(200).optional(),
+    /** A Go duration, e.g. `1h`: the prompt fails and its processes are killed after this long. */
+    timeout: z
+      .string()
+      .refine((text) => {
+        try {
+          return parseDuration(text) >= 1000;
+        } catch {
+          return false;
+        }
+      }, 'must be a duration of at least 1s, e.g. "30m"')
+      .default('1h'),
+    /** Where it reads project instructions; default by format (platform/agent-conventions.ts). */
+    instructionsFile: z.string().regex(RELATIVE_WORKSPACE_PATH).optional(),
+    /** Where it reads project skills; `null`: it has none; default by format. */
+    skillsDir: z.string().regex(RELATIVE_WORKSPACE_PATH).nullable().optional(),
+    /**
+     * The providers it calls through the model gateway. Without routes (a custom executor that
+     * declares none) its key variables are resolved into its environment as before: the key then
+     * enters the workspace.
+     */
+    modelGateway: z.array(ExecutorModelRouteSchema).max(3).default([]),
+  })
+  .superRefine((definition, ctx) => {
+    for (const route of definition.modelGateway) {
+      const first = route.keyVariables[0] ?? '';
+      const value = definition.env[first];
+      if (value === undefined || !('secretKeyRef' in value))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['modelGateway'],
+          message: `${route.provider}: key variable ${first} must be in env as a secretKeyRef (the key the gateway injects)`,
+        });
+    }
+  });
 export type ExecutorDefinition = z.output<typeof ExecutorDefinitionSchema>;
 
 export const ExecutorCatalogFileSchema = z.strictObject({
@@ -88,6 +122,13 @@ export const BUILTIN_EXECUTOR_DEFINITIONS: readonly ExecutorDefinition[] = [
       // which a workspace is (and workspace images often run as root).
       IS_SANDBOX: { value: '1' },
     },
+    modelGateway: [
+      {
+        provider: 'anthropic',
+        keyVariables: ['ANTHROPIC_API_KEY'],
+        baseUrlVariables: ['ANTHROPIC_BASE_URL'],
+      },
+    ],
   }),
   builtin({
     name: 'codex',
@@ -109,6 +150,13 @@ export const BUILTIN_EXECUTOR_DEFINITIONS: readonly ExecutorDefinition[] = [
       CODEX_API_KEY: { secretKeyRef: { name: 'agentry-executor-codex', key: 'OPENAI_API_KEY' } },
       OPENAI_API_KEY: { secretKeyRef: { name: 'agentry-executor-codex', key: 'OPENAI_API_KEY' } },
     },
+    modelGateway: [
+      {
+        provider: 'openai',
+        keyVariables: ['CODEX_API_KEY', 'OPENAI_API_KEY'],
+        baseUrlVariables: ['OPENAI_BASE_URL'],
+      },
+    ],
   }),
   builtin({
     name: 'gemini',
@@ -123,6 +171,10 @@ export const BUILTIN_EXECUTOR_DEFINITIONS: readonly ExecutorDefinition[] = [
       // Headless runs in an untrusted folder exit when folder trust is enabled; a workspace is trusted.
       GEMINI_TRUST_WORKSPACE: { value: 'true' },
     },
+    // @google/genai, which the Gemini CLI uses, reads GOOGLE_GEMINI_BASE_URL.
+    modelGateway: [
+      { provider: 'gemini', keyVariables: ['GEMINI_API_KEY'], baseUrlVariables: ['GOOGLE_GEMINI_BASE_URL'] },
+    ],
   }),
   builtin({
     name: 'opencode',
@@ -133,6 +185,20 @@ export const BUILTIN_EXECUTOR_DEFINITIONS: readonly ExecutorDefinition[] = [
     // that would be asked is rejected in a headless run. Models are `provider/model`.
     args: ['run', '--format', 'json', '--thinking', '--dangerously-skip-permissions', '--model', '{model}'],
     promptVia: 'stdin',
+    // opencode's providers (the AI SDK's) read the same variables as the vendors' SDKs; the
+    // Anthropic one expects /v1 in its base URL, which the gateway accepts with or without.
+    env: {
+      ANTHROPIC_API_KEY: { secretKeyRef: { name: 'agentry-executor-opencode', key: 'ANTHROPIC_API_KEY' } },
+      OPENAI_API_KEY: { secretKeyRef: { name: 'agentry-executor-opencode', key: 'OPENAI_API_KEY' } },
+    },
+    modelGateway: [
+      {
+        provider: 'anthropic',
+        keyVariables: ['ANTHROPIC_API_KEY'],
+        baseUrlVariables: ['ANTHROPIC_BASE_URL'],
+      },
+      { provider: 'openai', keyVariables: ['OPENAI_API_KEY'], baseUrlVariables: ['OPENAI_BASE_URL'] },
+    ],
   }),
   builtin({
     name: 'shell',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EgressPolicySchema } from '../egress.js';
 import {
   ConditionsSchema,
   DurationSchema,
@@ -109,6 +110,9 @@ export const AgentComputerSpecSchema = z
       .describe(
         'Preview URLs to ports of the workspace, served by the API server; written by the REST API (removing an entry revokes its URL at once). At most 20.',
       ),
+    egress: EgressPolicySchema.optional().describe(
+      "Destinations this workspace may reach through the egress proxy, besides the installation's and its organization's.",
+    ),
   })
   .describe('Desired state of the agent computer: what to run, where, and when to hibernate.');
 export type AgentComputerSpec = z.infer<typeof AgentComputerSpecSchema>;

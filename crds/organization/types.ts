@@ -5,6 +5,8 @@ import { defineCustomResource } from '../resource.js';
 import type { CustomResource } from '../resource.js';
 import { OrganizationConditionCatalog } from './conditions.js';
 import { WorkspacePoolSpecSchema } from '../workspace-pool/types.js';
+import { EgressPolicySchema } from '../egress.js';
+import { ModelBudgetSchema, ModelUsageTotalsSchema } from '../model-usage.js';
 
 /** Executors every Agentry install knows; operators may configure more (docs/api.md#tasks). */
 export const BUILTIN_EXECUTORS = ['claude', 'gemini', 'codex', 'opencode', 'shell'] as const;
@@ -61,6 +63,12 @@ export const OrganizationSpecSchema = z
     workspacePool: WorkspacePoolSpecSchema.optional().describe(
       "The organization's warm pool: the operator keeps a WorkspacePool named default in its namespace with this spec (minReady 0 turns the installation's default pool off for it). Omitted: the installation's default pool (chart value workspacePool.default), or none.",
     ),
+    budget: ModelBudgetSchema.optional().describe(
+      "The organization's model spending limit per calendar month (UTC): once status.usage reaches it, running prompts fail with reason budget_exceeded and new ones fail at once. Omitted: none.",
+    ),
+    egress: EgressPolicySchema.optional().describe(
+      "Destinations the organization's workspaces may reach through the egress proxy, besides the installation's. Omitted: the installation's only.",
+    ),
     allowPrivateWebhookTargets: z
       .boolean()
       .default(false)
@@ -78,6 +86,16 @@ export const OrganizationStatusSchema = z
       .optional()
       .describe("The namespace the operator made for the organization's resources."),
     observedGeneration: ObservedGenerationSchema.optional(),
+    usage: ModelUsageTotalsSchema.extend({
+      period: z
+        .string()
+        .regex(/^\d{4}-\d{2}$/)
+        .describe('The calendar month (UTC) counted, YYYY-MM; a call in a new month starts from zero.'),
+    })
+      .optional()
+      .describe(
+        "What the model gateway counted for the organization's tasks this month (spec.budget applies to it).",
+      ),
     conditions: ConditionsSchema.optional().describe(conditionsDescription(OrganizationConditionCatalog)),
   })
   .describe('Observed state of the organization, written by the operator.');

@@ -5,6 +5,8 @@ import { conditionsDescription } from '../condition-catalog.js';
 import { defineCustomResource } from '../resource.js';
 import type { CustomResource } from '../resource.js';
 import { TaskConditionCatalog } from './conditions.js';
+import { EgressDenialSchema, MAX_EGRESS_DENIALS } from '../egress.js';
+import { ModelBudgetSchema, ModelUsageSchema, ModelUsageTotalsSchema } from '../model-usage.js';
 
 /** docs/api.md#limits: one prompt is at most 100,000 characters. */
 export const MAX_PROMPT_LENGTH = 100_000;
@@ -140,9 +142,16 @@ export const TaskSpecSchema = z
       .describe(
         'Soft delete: when the task was deleted (RFC 3339). From then on the REST API answers 404 for it; the operator removes it after the retention (AGENTRY_DELETED_TASK_RETENTION, 168h).',
       ),
+    budget: ModelBudgetSchema.optional().describe(
+      'Model spending limit of the whole task (all prompts); a prompt that reaches it fails with reason budget_exceeded, and later prompts fail at once. Omitted: none (the organization’s still applies).',
+    ),
   })
   .describe('Desired state of the task: where and how it runs, and the prompts sent to it.');
 export type TaskSpec = z.infer<typeof TaskSpecSchema>;
+
+/** Causes of a failed prompt a client can act on; most failures have none (the error says what happened). */
+export const PromptFailureReasonSchema = z.enum(['budget_exceeded']);
+export type PromptFailureReason = z.infer<typeof PromptFailureReasonSchema>;
 
 /** What the operator observed of one prompt (matched to the spec by id). */
 export const PromptStatusEntrySchema = z.object({
@@ -164,6 +173,18 @@ export const PromptStatusEntrySchema = z.object({
     ),
   finalResult: z.string().max(100_000).optional().describe("The executor's final answer, when it gave one."),
   error: z.string().max(4096).optional().describe('Why the prompt failed.'),
+  failureReason: PromptFailureReasonSchema.optional().describe(
+    'A machine-readable cause of the failure, when it has one: budget_exceeded.',
+  ),
+  usage: ModelUsageSchema.optional().describe(
+    "What the model gateway counted for this prompt's model calls.",
+  ),
+  budgetExceeded: z
+    .enum(['task', 'organization'])
+    .optional()
+    .describe(
+      "Set by the model gateway when it refused a call of this prompt because the task's or the organization's budget was reached; the operator then stops the prompt.",
+    ),
   archivedAt: isoTimestamp
     .optional()
     .describe("When the prompt's events were archived to object storage (set once it has ended)."),
@@ -215,9 +236,21 @@ export const TaskStatusSchema = z
       .max(500)
       .optional()
       .describe('Webhook deliveries owed for this task, removed once delivered (or given up).'),
+    usage: ModelUsageTotalsSchema.optional().describe(
+      'What the model gateway counted for all prompts of the task, with a per-model breakdown.',
+    ),
+    egressDenials: z
+      .array(EgressDenialSchema)
+      .max(MAX_EGRESS_DENIALS)
+      .optional()
+      .describe(
+        `Connections the egress proxy refused for the task's prompts, one entry per host, port and reason (at most ${MAX_EGRESS_DENIALS}).`,
+      ),
     conditions: ConditionsSchema.optional().describe(conditionsDescription(TaskConditionCatalog)),
   })
-  .describe('Observed state of the task, written by the operator.');
+  .describe(
+    'Observed state of the task, written by the operator (usage by the model gateway, egressDenials by the egress proxy).',
+  );
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
 export const TaskType = defineCustomResource({

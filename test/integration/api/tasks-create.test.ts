@@ -249,6 +249,7 @@ describe('POST /v1/tasks', () => {
         env: {},
         models: ['opus', 'sonnet'],
         timeout: '1h',
+        modelGateway: [],
       },
     ]);
     const other = await startTestApi({ executors: catalog });
