@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { WorkspacePoolSpecSchema } from '../crds/workspace-pool/types.js';
+import { EgressRuleSchema } from '../crds/egress.js';
+import { DEFAULT_EGRESS_ALLOW } from './egress-defaults.js';
+import { ModelProviderSchema } from './model-gateway/providers.js';
 import {
   EgressAllowSetting,
   NodeSelectorSchema,
@@ -204,6 +207,39 @@ export const ConfigSchema = z.object({
     .regex(/^(auto|[1-9]\d{0,2})$/, 'must be auto or a number of processes from 1 to 999')
     .default('1')
     .transform((value) => (value === 'auto' ? ('auto' as const) : Number(value))),
+  /**
+   * Operator: the API server's address as workspaces reach it (the model gateway's base URLs are
+   * built from it). The chart sets the in-cluster Service; `agentry serve` its own loopback URL.
+   * Unset on Kubernetes: no gateway routes (executors get their keys as before).
+   */
+  AGENTRY_INTERNAL_URL: z.url().optional(),
+  /**
+   * API and operator: `enabled` (default): executors with model routes reach their providers through
+   * the model gateway and never see a key; `disabled`: keys are resolved into their environment.
+   */
+  AGENTRY_MODEL_GATEWAY: z.enum(['enabled', 'disabled']).default('enabled'),
+  /** API: where the model gateway forwards, JSON `{ "anthropic": "https://...", ... }`; omitted providers: their public endpoints. */
+  AGENTRY_MODEL_UPSTREAMS: jsonSetting(z.partialRecord(ModelProviderSchema, z.url()), '{}'),
+  /** API: the model price table (YAML or JSON `{ prices: [...] }`, docs/model-gateway.md#prices); unset: the built-in table. */
+  AGENTRY_MODEL_PRICES_FILE: z.string().min(1).optional(),
+  /**
+   * Operator: the egress proxy's address as workspaces reach it (`http://host:port`); executors get
+   * it as HTTPS_PROXY/HTTP_PROXY with their prompt token. The chart sets its Service; `agentry
+   * serve` its own. Unset on Kubernetes: no proxy (and the NetworkPolicy's IP-range egress).
+   */
+  AGENTRY_EGRESS_PROXY_URL: z.url().optional(),
+  /** `agentry egress-proxy` and `agentry serve`: where the egress proxy listens. */
+  AGENTRY_EGRESS_PROXY_PORT: port.default(3128),
+  /**
+   * Egress proxy: destinations every workspace may reach, JSON `[{ "host": "github.com", "ports": [443] }]`;
+   * organizations and workspaces add to it (spec.egress). Default: docs/egress.md#defaults.
+   */
+  AGENTRY_EGRESS_ALLOW: jsonSetting(z.array(EgressRuleSchema).max(500), JSON.stringify(DEFAULT_EGRESS_ALLOW)),
+  /** Egress proxy: also allow loopback and private addresses (tests, the embedded default); never metadata. */
+  AGENTRY_EGRESS_PRIVATE_TARGETS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
   /** Operator: /metrics, /healthz and /readyz listen here. */
   AGENTRY_METRICS_PORT: port.default(8081),
   /** Operator: only the holder of the Lease reconciles; turn off only with a single replica. */
