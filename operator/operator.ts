@@ -17,6 +17,8 @@ import { addTaskController, addUploadedFileExpiryController } from './task/contr
 import { addWebhookDeliveryController } from './webhook/controller.js';
 import { addWorkspacePoolController } from './workspace-pool/controller.js';
 import type { WorkloadRuntime } from './runtimes/types.js';
+import { PromptTokens } from '../platform/model-gateway/token.js';
+import type { WorkspaceAccess } from './task/workspace-access.js';
 
 export interface OperatorOptions {
   store: ResourceStore;
@@ -42,6 +44,8 @@ export interface OperatorOptions {
   skills?: SkillCatalog;
   /** Skills may be fetched from loopback and private addresses; default: the webhooks' setting. */
   allowPrivateSkillSources?: boolean;
+  /** Where prompts reach the model gateway and the egress proxy (docs/adr/0009); unset parts are off. */
+  workspaceAccess?: Omit<WorkspaceAccess, 'tokens'>;
   /** How long soft-deleted tasks are kept before they are removed. Default 7 days. */
   deletedTaskRetentionMs?: number;
   taskWorkers?: number;
@@ -121,6 +125,9 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     skills: options.skills,
     ephemeralIdleGraceMs: options.ephemeralIdleGraceMs,
     allowPrivateSkillSources: options.allowPrivateSkillSources ?? allowPrivateTargets,
+    ...(options.workspaceAccess === undefined
+      ? {}
+      : { access: { ...options.workspaceAccess, tokens: new PromptTokens(installationKey) } }),
     deletedRetentionMs: options.deletedTaskRetentionMs,
     workers: options.taskWorkers,
   });

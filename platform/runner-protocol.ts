@@ -130,6 +130,8 @@ export const DispatchPromptRequestSchema = z.strictObject({
   /** Cloned into the working directory before the first prompt that names it (once per repository). */
   githubUrl: z.string().max(2048).optional(),
   branch: z.string().max(255).optional(),
+  /** The model gateway (docs/adr/0009): the runner asks it for the prompt's metered usage with this token. */
+  modelGateway: z.strictObject({ url: z.url(), token: z.string().min(1).max(4096) }).optional(),
 });
 export type DispatchPromptRequest = z.input<typeof DispatchPromptRequestSchema>;
 export type DispatchPrompt = z.output<typeof DispatchPromptRequestSchema>;

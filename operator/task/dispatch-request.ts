@@ -7,6 +7,8 @@ import { uploadedFileKey } from '../../platform/objectstore/keys.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import type { DispatchPromptRequest, ExecutorInvocation } from '../../platform/runner-protocol.js';
 import { SkillCatalog } from '../../platform/skill-catalog.js';
+import { promptAccessOf } from './workspace-access.js';
+import type { PromptAccess, WorkspaceAccess } from './workspace-access.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 
 export interface DispatchRequestContext {
@@ -23,6 +25,8 @@ export interface DispatchRequestContext {
   skills?: SkillCatalog | undefined;
   /** Skills may come from loopback and private addresses (the webhooks' installation setting). */
   allowPrivateSkillSources?: boolean;
+  /** The model gateway and egress proxy (docs/adr/0009); undefined: neither. */
+  access?: WorkspaceAccess | undefined;
 }
 
 /** How long a runner's download URL of an uploaded file stays valid (it downloads right away). */
@@ -45,13 +49,16 @@ function conventionFields(
   };
 }
 
-/** The executor to start for the prompt, with its secrets and the clients' environment resolved. */
+/**
+ * The executor to start for the prompt, with its secrets and the clients' environment resolved,
+ * and the gateway's and proxy's variables over both (a client cannot point a routed CLI elsewhere).
+ */
 async function invocationOf(
   context: DispatchRequestContext,
   task: Task,
   prompt: PromptSpec,
   workspace: AgentComputer | undefined,
-): Promise<ExecutorInvocation> {
+): Promise<{ invocation: ExecutorInvocation; access: PromptAccess }> {
   const name = prompt.executor ?? task.spec.executor;
   const namespace = task.metadata.namespace ?? '';
   const definition = context.executors.get(name);
@@ -60,20 +67,35 @@ async function invocationOf(
   const model = prompt.model ?? task.spec.model ?? definition.defaultModel;
   const problem = context.executors.modelProblem(name, model);
   if (problem !== undefined) throw new UndispatchableError(problem);
-  return {
+  const timeoutSeconds = Math.ceil(parseDuration(definition.timeout) / 1000);
+  const access = promptAccessOf(
+    context.access,
+    definition,
+    {
+      namespace,
+      task: task.metadata.name,
+      prompt: prompt.id,
+      executor: name,
+      workspace: task.spec.workspace,
+    },
+    timeoutSeconds,
+  );
+  const invocation: ExecutorInvocation = {
     name,
     format: definition.format,
     command: definition.command,
     args: definition.args,
     promptVia: definition.promptVia,
     env: {
-      ...(await resolveEnv(context, namespace, definition)),
+      ...(await resolveEnv(context, namespace, definition, access.routedKeyVariables)),
       ...(await clientEnv(context.store, namespace, workspace, task)),
+      ...access.env,
     },
-    timeoutSeconds: Math.ceil(parseDuration(definition.timeout) / 1000),
+    timeoutSeconds,
     ...(model === undefined ? {} : { model }),
     ...conventionFields(definition),
   };
+  return { invocation, access };
 }
 
 /** The prompt's skills with where each comes from, and the workspace's instructions. */
@@ -102,9 +124,11 @@ export async function dispatchRequestOf(
   workspace?: AgentComputer,
 ): Promise<DispatchPromptRequest> {
   const namespace = task.metadata.namespace ?? '';
+  const { invocation, access } = await invocationOf(context, task, prompt, workspace);
   return {
     text: prompt.text,
-    executor: await invocationOf(context, task, prompt, workspace),
+    executor: invocation,
+    ...(access.modelGateway === undefined ? {} : { modelGateway: access.modelGateway }),
     files: await filesOf(context.objectStore, namespace, prompt.files),
     ...agentFields(context, task, prompt, workspace),
     ...(task.spec.githubUrl === undefined ? {} : { githubUrl: task.spec.githubUrl }),
@@ -169,11 +193,15 @@ async function clientEnv(
   return { ...fromWorkspace, ...fromTask };
 }
 
-/** Literal values as given; Secret keys read from the task's namespace; a missing Secret leaves the variable unset. */
+/**
+ * Literal values as given; Secret keys read from the task's namespace; a missing Secret leaves the
+ * variable unset. Variables the model gateway serves are skipped: their key stays with the gateway.
+ */
 async function resolveEnv(
   context: DispatchRequestContext,
   namespace: string,
   definition: ExecutorDefinition,
+  routed: ReadonlySet<string>,
 ): Promise<Record<string, string>> {
   const env: Record<string, string> = {};
   for (const [variable, source] of Object.entries(definition.env)) {
@@ -181,6 +209,7 @@ async function resolveEnv(
       env[variable] = source.value;
       continue;
     }
+    if (routed.has(variable)) continue;
     const secret = await context.store.get(SecretType, namespace, source.secretKeyRef.name);
     const value = secret === undefined ? undefined : secretValue(secret, source.secretKeyRef.key);
     const resolved = value ?? context.envFallback[variable];

@@ -13,6 +13,7 @@ import {
   timeLimitMs,
 } from './dispatch-request.js';
 import { awaitsDispatch, canDispatch } from './pass.js';
+import type { WorkspaceAccess } from './workspace-access.js';
 import type { TaskPass } from './pass.js';
 import { endedEntry, withRunnerState } from './prompt-progress.js';
 
@@ -27,6 +28,8 @@ export interface PromptRunnerOptions {
   skills?: SkillCatalog | undefined;
   /** Skills may be fetched from loopback and private addresses (AGENTRY_WEBHOOK_PRIVATE_TARGETS). */
   allowPrivateSkillSources?: boolean | undefined;
+  /** The model gateway and egress proxy prompts use (docs/adr/0009); undefined: neither. */
+  access?: WorkspaceAccess | undefined;
 }
 
 /**
@@ -123,6 +126,7 @@ export class PromptRunner {
           objectStore: this.options.objectStore,
           skills: this.options.skills,
           allowPrivateSkillSources: this.options.allowPrivateSkillSources ?? false,
+          access: this.options.access,
         },
         pass.task,
         prompt,

@@ -10,9 +10,7 @@ import type { InstallationKey } from '../installation-key.js';
  * its prompt ends, because both check that the prompt is still running.
  */
 export const PromptTokenClaimsSchema = z.object({
-  /** The organization (metrics, the monthly budget). */
-  org: z.string().min(1),
-  /** The organization's namespace, where the Task and its Secrets are. */
+  /** The organization's namespace, where the Task and its Secrets are (its Organization is found by it). */
   namespace: z.string().min(1),
   /** The Task's name. */
   task: z.string().min(1),
