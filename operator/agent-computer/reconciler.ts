@@ -24,7 +24,7 @@ import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { Caches } from '../controller/caches.js';
-import { writeStatus } from '../controller/status-writer.js';
+import { writeStatus } from '../../platform/store/status-writer.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import { deleteControlled } from '../runtimes/ensure-object.js';
 import type { WorkloadObservation, WorkloadRuntime } from '../runtimes/types.js';

@@ -18,7 +18,7 @@ import type { Caches } from '../controller/caches.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import { LakeConfigSync } from './config-sync.js';
 import { recordLakeTransitions } from './lake-events.js';
-import { updateStatus } from '../controller/status-writer.js';
+import { updateStatus } from '../../platform/store/status-writer.js';
 import { ensureWorkloadToken } from '../runtimes/workload-token.js';
 import { deleteControlled } from '../runtimes/ensure-object.js';
 import { describeError } from '../../platform/describe-error.js';

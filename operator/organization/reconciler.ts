@@ -22,7 +22,7 @@ import type { Logger } from '../../platform/log.js';
 import { deepEqual } from '../../platform/store/merge.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
-import { writeStatus } from '../controller/status-writer.js';
+import { writeStatus } from '../../platform/store/status-writer.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import { setCondition } from '../../crds/conditions.js';
 import { ensureDefaultPool } from './default-pool.js';

@@ -14,7 +14,7 @@ import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import { RunnerClient } from '../../platform/runner-client.js';
-import { writeStatus } from '../controller/status-writer.js';
+import { writeStatus } from '../../platform/store/status-writer.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import {
   DEFAULT_EPHEMERAL_IDLE_GRACE_MS,

@@ -3,7 +3,7 @@ import type { Task, TaskStatus } from '../../crds/index.js';
 import type { Logger } from '../../platform/log.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { Caches } from '../controller/caches.js';
-import { updateStatus } from '../controller/status-writer.js';
+import { updateStatus } from '../../platform/store/status-writer.js';
 import { mergeOutbox, webhookStatusAfter } from './outbox.js';
 import type { EntryResult, WebhookAttempt } from './outbox.js';
 

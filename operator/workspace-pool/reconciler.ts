@@ -13,7 +13,7 @@ import type { Logger } from '../../platform/log.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { Caches } from '../controller/caches.js';
-import { writeStatus } from '../controller/status-writer.js';
+import { writeStatus } from '../../platform/store/status-writer.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import { demandWindowEnds, desiredCount, isInvalidSpec, planRefill, takeCensus } from './census.js';
 import type { PoolCensus } from './census.js';

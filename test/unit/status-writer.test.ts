@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setCondition } from '../../crds/conditions.js';
 import { OrganizationSpecSchema, OrganizationType, apiVersionOf } from '../../crds/index.js';
 import type { Organization, OrganizationStatus } from '../../crds/index.js';
-import { updateStatus, writeStatus } from '../../operator/controller/status-writer.js';
+import { updateStatus, writeStatus } from '../../platform/store/status-writer.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 
 const NOW = new Date('2026-11-22T12:00:00Z');

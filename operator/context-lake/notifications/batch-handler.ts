@@ -10,7 +10,7 @@ import type { ResourceStore } from '../../../platform/store/types.js';
 import type { Caches } from '../../controller/caches.js';
 import { concernedDatasets, refreshEndpointOf, statusWithEventCounts, tallyEvents } from './lake-counters.js';
 import type { NotificationMetrics } from './notification-metrics.js';
-import { updateStatus } from '../../controller/status-writer.js';
+import { updateStatus } from '../../../platform/store/status-writer.js';
 
 export interface BatchHandlerOptions {
   store: ResourceStore;

@@ -13,7 +13,7 @@ import type { BatchHandler } from './batch-handler.js';
 import { statusWithQueue, wantsNotifications } from './lake-counters.js';
 import type { NotificationMetrics } from './notification-metrics.js';
 import { QueuePoller } from './queue-poller.js';
-import { updateStatus } from '../../controller/status-writer.js';
+import { updateStatus } from '../../../platform/store/status-writer.js';
 
 export interface LakeNotificationsReconcilerOptions {
   store: ResourceStore;

@@ -1,9 +1,13 @@
 import type { KubeObject, ResourceType } from '../../crds/resource.js';
-import { deepEqual } from '../../platform/store/merge.js';
-import { retryOnConflict } from '../../platform/store/retry-on-conflict.js';
-import { isStoreError } from '../../platform/store/types.js';
-import type { ResourceStore } from '../../platform/store/types.js';
-import type { Caches } from './caches.js';
+import { deepEqual } from './merge.js';
+import { retryOnConflict } from './retry-on-conflict.js';
+import { isStoreError } from './types.js';
+import type { ResourceStore } from './types.js';
+
+/** A cache told about a write, so its next read is not older than what was written (the operator's Caches). */
+export interface WriteObserver {
+  observe<T extends KubeObject>(type: ResourceType<T>, object: T): void;
+}
 
 /** A resource with a status subresource. */
 export type WithStatus = KubeObject & { status?: unknown };
@@ -22,7 +26,7 @@ export interface WriteStatusOptions {
   /** Write only over the version read (Conflict when another writer came first); otherwise unconditionally. */
   precondition?: boolean;
   /** Told about the write, so the writer's next read from the cache is not older than it. */
-  caches?: Caches | undefined;
+  caches?: WriteObserver | undefined;
 }
 
 /**
@@ -52,7 +56,7 @@ export async function writeStatus<T extends WithStatus>(
 const SHARED_STATUS_ATTEMPTS = 10;
 
 export interface UpdateStatusOptions<T> {
-  caches?: Caches | undefined;
+  caches?: WriteObserver | undefined;
   /** The object just read by the caller: the first try merges onto it instead of reading again. */
   read?: T | undefined;
 }
