@@ -15,6 +15,7 @@ import { cachedLake, setOperatingMode } from './lake-resource.js';
 import type { LakeStoreDeps } from './lake-resource.js';
 import { lakeFailure, lakeIsReady } from './present.js';
 import type { ReadyLake } from './present.js';
+import { untilObserved } from '../until-observed.js';
 
 /** docs/api.md#limits: the whole call, cold start included. */
 export const SQL_TIMEOUT_MS = 180_000;
@@ -173,38 +174,18 @@ export class LakeSql {
    */
   private ready(principal: Principal, deadline: AbortSignal): Promise<ReadyLake> {
     const { readModel } = this.deps;
-    return new Promise((resolve, reject) => {
-      const check = (): boolean => {
+    return untilObserved<ReadyLake>(
+      (onChange) => readModel.onContextLakeChange(principal.namespace, CONTEXT_LAKE_NAME, onChange),
+      () => {
         const lake = cachedLake(readModel, principal);
-        if (lake?.spec.operatingMode !== 'Running') {
-          finish();
-          reject(stoppedMeanwhile());
-          return true;
-        }
+        if (lake?.spec.operatingMode !== 'Running') return { error: stoppedMeanwhile() };
         const failure = lakeFailure(lake);
-        if (failure !== undefined) {
-          finish();
-          reject(failed(failure));
-          return true;
-        }
-        if (!lakeIsReady(lake)) return false;
-        finish();
-        resolve(lake);
-        return true;
-      };
-      const onDeadline = (): void => {
-        finish();
-        reject(timedOut());
-      };
-      // Listening before the first look, so that no change slips between the two.
-      const unsubscribe = readModel.onContextLakeChange(principal.namespace, CONTEXT_LAKE_NAME, check);
-      const finish = (): void => {
-        unsubscribe();
-        deadline.removeEventListener('abort', onDeadline);
-      };
-      deadline.addEventListener('abort', onDeadline);
-      if (!check() && deadline.aborted) onDeadline();
-    });
+        if (failure !== undefined) return { error: failed(failure) };
+        return lakeIsReady(lake) ? { value: lake } : undefined;
+      },
+      deadline,
+      timedOut,
+    );
   }
 
   private send(lake: ReadyLake, query: string, deadline: AbortSignal): Promise<SqlResult> {

@@ -5,6 +5,7 @@ import type { ResourceStore } from '../../../platform/store/types.js';
 import { ApiError } from '../../errors.js';
 import type { ReadModel } from '../../read-model.js';
 import { setOperatingMode } from '../operating-mode.js';
+import { untilObserved } from '../../until-observed.js';
 
 /**
  * Whether a preview can reach the workspace now: asked to run, its runner ready and its address
@@ -21,8 +22,8 @@ export const servesPreviews = (ac: AgentComputer): boolean =>
 export const stillStarting = (): ApiError =>
   new ApiError('service_unavailable', 'The workspace is still starting; retry in a few seconds');
 
-/** Resolves with the workspace once `ready(ac)`, woken by the read model's change listeners (no polling). */
-function waitUntil(
+/** Resolves with the workspace once it serves previews, woken by the read model's change listeners (no polling). */
+function waitUntilServing(
   readModel: ReadModel,
   ac: AgentComputer,
   timeoutMs: number,
@@ -30,34 +31,17 @@ function waitUntil(
 ): Promise<AgentComputer> {
   const namespace = ac.metadata.namespace ?? '';
   const name = ac.metadata.name;
-  return new Promise((resolve, reject) => {
-    const finish = (outcome: () => void): void => {
-      clearTimeout(timer);
-      unsubscribe();
-      signal.removeEventListener('abort', onAbort);
-      outcome();
-    };
-    const check = (): void => {
+  return untilObserved<AgentComputer>(
+    (onChange) => readModel.onWorkspaceChange(namespace, name, onChange),
+    () => {
       const current = readModel.agentComputers.get(namespace, name);
       if (current === undefined || current.metadata.uid !== ac.metadata.uid)
-        finish(() => {
-          reject(ApiError.notFound('Preview'));
-        });
-      else if (servesPreviews(current))
-        finish(() => {
-          resolve(current);
-        });
-    };
-    const onAbort = (): void => {
-      finish(() => {
-        reject(stillStarting());
-      });
-    };
-    const timer = setTimeout(onAbort, timeoutMs);
-    const unsubscribe = readModel.onWorkspaceChange(namespace, name, check);
-    signal.addEventListener('abort', onAbort, { once: true });
-    check();
-  });
+        return { error: ApiError.notFound('Preview') };
+      return servesPreviews(current) ? { value: current } : undefined;
+    },
+    AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+    stillStarting,
+  );
 }
 
 /**
@@ -77,5 +61,5 @@ export async function runningWorkspace(
     if (written === undefined) throw ApiError.notFound('Preview');
     deps.readModel.agentComputers.observe(written);
   }
-  return waitUntil(deps.readModel, ac, timeoutMs, signal);
+  return waitUntilServing(deps.readModel, ac, timeoutMs, signal);
 }
