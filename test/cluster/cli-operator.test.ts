@@ -1,5 +1,5 @@
 // `agentry operator` as a real process against the real API server: it converges organizations,
-// serves health and metrics, and stops cleanly on SIGTERM.
+// serves health and metrics, and stops cleanly on SIGTERM without logging an error.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import {
@@ -10,7 +10,7 @@ import {
   apiVersionOf,
 } from '../../crds/index.js';
 import { ensureNamespace } from '../../cli/bootstrap.js';
-import { spawnAgentry, stopChild } from '../support/spawn-cli.js';
+import { collectOutput, errorLogLines, spawnAgentry, stopChild } from '../support/spawn-cli.js';
 import { freeLoopbackPort } from '../support/free-port.js';
 import { clusterStore, eventually, testCluster } from './support.js';
 
@@ -32,6 +32,7 @@ describe('agentry operator', () => {
       AGENTRY_METRICS_PORT: String(port),
       AGENTRY_LOG_LEVEL: 'warn',
     });
+    const output = collectOutput(child);
     try {
       await store.create(OrganizationType, {
         apiVersion: apiVersionOf(OrganizationType),
@@ -62,5 +63,8 @@ describe('agentry operator', () => {
     } finally {
       expect(await stopChild(child)).toBe(0);
     }
+    // A converging operator logs nothing at error level (the stream is drained all along).
+    const { stdout, stderr } = output();
+    expect(errorLogLines(stdout + stderr)).toEqual([]);
   }, 120_000);
 });

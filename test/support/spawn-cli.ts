@@ -42,19 +42,39 @@ export function waitForOutput(
   });
 }
 
+/** Starts collecting a child's output (draining its pipes, so a chatty child never blocks); call to read it so far. */
+export function collectOutput(
+  child: ChildProcessWithoutNullStreams,
+): () => { stdout: string; stderr: string } {
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return () => ({ stdout, stderr });
+}
+
+/** The structured log lines (pino JSON) at level error or above in `text`. */
+export function errorLogLines(text: string): string[] {
+  return text.split('\n').filter((line) => {
+    try {
+      const record: unknown = JSON.parse(line);
+      return typeof record === 'object' && record !== null && 'level' in record && Number(record.level) >= 50;
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** Runs a short command to completion. */
 export function runAgentry(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawnAgentry(args, env);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const output = collectOutput(child);
   return new Promise((resolve) => {
     child.once('exit', (code) => {
-      resolve({ code, stdout, stderr });
+      resolve({ code, ...output() });
     });
   });
 }
