@@ -22,8 +22,10 @@ export interface MemberFailure {
 export interface PoolCensus {
   /** Available and Ready for their generation: a claim gets one at once. */
   ready: AgentComputer[];
-  /** Available, not ready yet (being made, starting, or failed). */
+  /** Available, not ready yet (being made or starting). */
   provisioning: AgentComputer[];
+  /** Available but unable to start (a provisionError): replaced, not waited for. */
+  failed: AgentComputer[];
   /** Claimed from this pool and still there. */
   claimed: number;
   /** When each claim of the demand window was made (ms since the epoch), oldest first. */
@@ -52,16 +54,19 @@ export function takeCensus(members: readonly AgentComputer[], now: Date): PoolCe
     .map(claimedAt)
     .filter((time): time is number => time !== undefined && time > since)
     .sort((a, b) => a - b);
-  const failed = available.find((ac) => ac.status?.provisionError !== undefined);
+  const failed = available.filter((ac) => ac.status?.provisionError !== undefined);
+  const starting = available.filter((ac) => ac.status?.provisionError === undefined);
+  const [firstFailed] = failed;
   return {
-    ready: available.filter((ac) => isTrueForGeneration(ac, AgentComputerConditions.Ready)),
-    provisioning: available.filter((ac) => !isTrueForGeneration(ac, AgentComputerConditions.Ready)),
+    ready: starting.filter((ac) => isTrueForGeneration(ac, AgentComputerConditions.Ready)),
+    provisioning: starting.filter((ac) => !isTrueForGeneration(ac, AgentComputerConditions.Ready)),
+    failed,
     claimed: claimed.length,
     recentClaims,
     failure:
-      failed === undefined
+      firstFailed === undefined
         ? undefined
-        : { member: failed.metadata.name, message: failed.status?.provisionError ?? '' },
+        : { member: firstFailed.metadata.name, message: firstFailed.status?.provisionError ?? '' },
   };
 }
 
@@ -86,15 +91,17 @@ const newestFirst = (a: AgentComputer, b: AgentComputer): number =>
   b.metadata.name.localeCompare(a.metadata.name);
 
 /**
- * Brings the available members to `desired`: makes the missing ones; of a surplus, removes those
- * still provisioning first (nobody can claim them yet), then the newest ready ones. Claimed members
- * are not the pool's any more and are never touched.
+ * Brings the available members to `desired`: removes failed ones and makes replacements (the
+ * refill rate bounds the churn of a template that never starts, and the pool's condition says
+ * why); of a surplus, removes those still provisioning first (nobody can claim them yet), then the
+ * newest ready ones. Claimed members are not the pool's any more and are never touched.
  */
 export function planRefill(census: PoolCensus, desired: number): RefillPlan {
+  const failed = [...census.failed];
   const available = census.ready.length + census.provisioning.length;
-  if (available <= desired) return { create: desired - available, remove: [] };
+  if (available <= desired) return { create: desired - available, remove: failed };
   const candidates = [...[...census.provisioning].sort(newestFirst), ...[...census.ready].sort(newestFirst)];
-  return { create: 0, remove: candidates.slice(0, available - desired) };
+  return { create: 0, remove: [...failed, ...candidates.slice(0, available - desired)] };
 }
 
 /** When the oldest claim leaves the demand window (the desired count may fall then), if any. */

@@ -90,7 +90,12 @@ export class WorkspacePoolReconciler implements Reconciler {
       [...members.filter((ac) => !changes.removed.has(ac.metadata.name)), ...changes.created],
       now,
     );
-    const observation = { census: after, desired, makeError: changes.makeError };
+    // A failed member replaced this pass still explains the pool's state until a replacement is Ready.
+    const observation = {
+      census: { ...after, failure: after.failure ?? census.failure },
+      desired,
+      makeError: changes.makeError,
+    };
     const status = computePoolStatus(pool, observation, now);
     await writeStatus(store, WorkspacePoolType, pool, status, { caches });
     this.options.metrics.record(key, after.ready.length, after.provisioning.length);

@@ -5,7 +5,7 @@ import type {
   WorkspacePoolReason,
   WorkspacePoolStatus,
 } from '../../crds/index.js';
-import { setCondition } from '../../crds/conditions.js';
+import { findCondition, setCondition } from '../../crds/conditions.js';
 import type { ConditionInput } from '../../crds/conditions.js';
 import type { PoolCensus } from './census.js';
 
@@ -55,6 +55,17 @@ export function readyCondition(pool: WorkspacePool, observation: PoolObservation
       status: 'True',
       reason: WorkspacePoolReasons.Filled,
       message: `${ready} of ${desired} members ready`,
+    };
+  }
+  // A failure stays reported while its replacements start: until the pool is filled, the last
+  // failure says more than "refilling" (and the condition does not flap with each replacement).
+  const previous = findCondition(pool.status?.conditions, type);
+  if (previous?.reason === WorkspacePoolReasons.RefillFailed && previous.status === 'False') {
+    return {
+      type,
+      status: 'False',
+      reason: WorkspacePoolReasons.RefillFailed,
+      message: previous.message,
     };
   }
   return {

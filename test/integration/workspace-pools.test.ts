@@ -244,13 +244,22 @@ describe('a warm pool that cannot refill or is misconfigured', () => {
   it('grows by the claims of the last minute, up to maxReady', async () => {
     const namespace = freshNamespace();
     await createPool(namespace, { minReady: 1, maxReady: 2, template: NEVER_STARTS });
-    await poolStatusIs(namespace, { desired: 1, provisioning: 1 });
+    // Its members fail and are replaced meanwhile: the desired count is what grows.
+    await poolStatusIs(namespace, { desired: 1 });
     for (let i = 0; i < 3; i++) {
-      const member = await until('an available member', async () => (await available(namespace))[0]);
-      await claimMember(store, member);
+      // A failed member may be replaced (deleted) between the read and the claim: claim another then.
+      await until('a claim', async () => {
+        const member = (await available(namespace))[0];
+        return member === undefined
+          ? undefined
+          : claimMember(store, member).then(
+              () => true,
+              () => undefined,
+            );
+      });
       await poolStatusIs(namespace, { claimed: i + 1 });
     }
-    await poolStatusIs(namespace, { desired: 2, provisioning: 2, claimed: 3 });
+    await poolStatusIs(namespace, { desired: 2, claimed: 3 });
   }, 60_000);
 
   it('reports RefillFailed with the failing member and its message, and a Warning Event', async () => {
@@ -272,6 +281,23 @@ describe('a warm pool that cannot refill or is misconfigured', () => {
       (await store.list(EventType, { namespace })).items.find((e) => e.reason === 'RefillFailed'),
     );
     expect(event).toMatchObject({ type: 'Warning', involvedObject: { kind: 'WorkspacePool', name: 'warm' } });
+  }, 60_000);
+
+  it('replaces a member that cannot start with a new one, and keeps saying RefillFailed', async () => {
+    const namespace = freshNamespace();
+    await createPool(namespace, { minReady: 1, refillPerMinute: 60, template: NEVER_STARTS });
+    const first = await until('a first member', async () => (await available(namespace))[0]);
+    const replacement = await until(
+      'a replacement of the failed member',
+      async () => (await available(namespace)).find((ac) => ac.metadata.name !== first.metadata.name),
+      30_000,
+    );
+    expect(replacement.metadata.name).not.toBe(first.metadata.name);
+    await until('the failed member gone', async () =>
+      (await store.get(AgentComputerType, namespace, first.metadata.name)) === undefined ? true : undefined,
+    );
+    const pool = await store.get(WorkspacePoolType, namespace, 'warm');
+    expect(findCondition(pool?.status?.conditions, 'Ready')?.reason).toBe('RefillFailed');
   }, 60_000);
 
   it('makes nothing while maxReady is below minReady, and says InvalidSpec', async () => {

@@ -165,6 +165,18 @@ describe('planRefill', () => {
     expect(names(planRefill(census, 0).remove)).toHaveLength(4);
   });
 
+  it('replaces a failed member: removes it and makes another, since it never counts as available', () => {
+    const census = takeCensus(
+      [member({ name: 'a', isReady: true }), member({ name: 'broken', provisionError: 'ErrImagePull' })],
+      NOW,
+    );
+    expect(names(census.failed)).toEqual(['broken']);
+    expect(census.provisioning).toEqual([]);
+    const plan = planRefill(census, 2);
+    expect(names(plan.remove)).toEqual(['broken']);
+    expect(plan.create).toBe(1);
+  });
+
   it('changes nothing at the desired count', () => {
     const census = takeCensus([member({ name: 'a', isReady: true }), member({ name: 'b' })], NOW);
     expect(planRefill(census, 2)).toEqual({ create: 0, remove: [] });

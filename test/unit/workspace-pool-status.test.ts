@@ -25,6 +25,7 @@ const some = (count: number): AgentComputer[] =>
 const census = (ready: number, provisioning: number, failure?: PoolCensus['failure']): PoolCensus => ({
   ready: some(ready),
   provisioning: some(provisioning),
+  failed: [],
   claimed: 0,
   recentClaims: [],
   failure,
@@ -77,6 +78,34 @@ describe('readyCondition', () => {
       status: 'False',
       reason: 'RefillFailed',
       message: 'cannot make members: exceeded quota: agentcomputers',
+    });
+  });
+
+  it('keeps reporting the last failure while its replacement starts, so the condition does not flap', () => {
+    const failing = computePoolStatus(
+      pool(),
+      { census: census(0, 1, { member: 'default-old', message: 'ErrImagePull' }), desired: 1 },
+      NOW,
+    );
+    const replacing = readyCondition({ ...pool(), status: failing }, { census: census(0, 1), desired: 1 });
+    expect(replacing).toMatchObject({
+      status: 'False',
+      reason: 'RefillFailed',
+      message: 'member default-old cannot start: ErrImagePull',
+    });
+  });
+
+  it('says Filled once a replacement of a failed member is ready', () => {
+    const failing = computePoolStatus(
+      pool(),
+      { census: census(0, 1, { member: 'default-old', message: 'ErrImagePull' }), desired: 1 },
+      NOW,
+    );
+    expect(
+      readyCondition({ ...pool(), status: failing }, { census: census(1, 0), desired: 1 }),
+    ).toMatchObject({
+      status: 'True',
+      reason: 'Filled',
     });
   });
 
