@@ -38,6 +38,8 @@ export interface OperatorOptions {
   executors: ExecutorCatalog;
   /** Executor variables for which no Secret exists: the embedded default passes its own environment. */
   executorEnvFallback?: Readonly<Record<string, string>>;
+  /** How long a warm-pool member may fail to start before it is replaced. Default 5 min. */
+  failedPoolMemberGraceMs?: number;
   /** How long a task-made workspace stays up after its task's last prompt ended. Default 60 s. */
   ephemeralIdleGraceMs?: number;
   /** The skills catalog (AGENTRY_SKILLS_FILE); without it only `github:` references resolve. */
@@ -114,7 +116,11 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     objectStore,
     workers: options.agentComputerWorkers,
   });
-  const workspacePools = addWorkspacePoolController(manager, { ...shared, events });
+  const workspacePools = addWorkspacePoolController(manager, {
+    ...shared,
+    events,
+    failedMemberGraceMs: options.failedPoolMemberGraceMs,
+  });
   const tasks = addTaskController(manager, {
     ...shared,
     events,

@@ -7,10 +7,17 @@ import {
   PoolMemberStates,
 } from '../../crds/index.js';
 import type { AgentComputer, WorkspacePoolSpec } from '../../crds/index.js';
-import { isTrueForGeneration } from '../../crds/conditions.js';
+import { findCondition, isTrueForGeneration } from '../../crds/conditions.js';
 
 /** Claims this recent count as demand: the pool grows by them, up to maxReady. */
 export const DEMAND_WINDOW_MS = 60_000;
+
+/**
+ * How long a member may report a provisionError before it is replaced: a Pod pending until the
+ * cluster autoscaler adds a node, or an image pull that backs off and then succeeds, recovers by
+ * itself, and replacing it would only churn Pods and disks.
+ */
+export const FAILED_MEMBER_GRACE_MS = 5 * 60_000;
 
 /** A member that cannot start, and why (its provisionError). */
 export interface MemberFailure {
@@ -24,8 +31,10 @@ export interface PoolCensus {
   ready: AgentComputer[];
   /** Available, not ready yet (being made or starting). */
   provisioning: AgentComputer[];
-  /** Available but unable to start (a provisionError): replaced, not waited for. */
+  /** Available and unable to start (a provisionError) for longer than the grace: replaced, not waited for. */
   failed: AgentComputer[];
+  /** When the next member still within its grace is due for replacement, if any (ms since the epoch). */
+  nextReplacementAt: number | undefined;
   /** Claimed from this pool and still there. */
   claimed: number;
   /** When each claim of the demand window was made (ms since the epoch), oldest first. */
@@ -44,8 +53,27 @@ function claimedAt(ac: AgentComputer): number | undefined {
   return Number.isNaN(time) ? undefined : time;
 }
 
-/** Sorts `members` (every AgentComputer labelled for the pool) into a census at `now`. */
-export function takeCensus(members: readonly AgentComputer[], now: Date): PoolCensus {
+/** When a failing member is due for replacement: its failure's start (the Provisioned condition's transition) plus the grace. */
+function replacementDueAt(ac: AgentComputer, graceMs: number): number {
+  const provisioned = findCondition(ac.status?.conditions, AgentComputerConditions.Provisioned);
+  const since = Date.parse(
+    (provisioned?.status === 'False' ? provisioned.lastTransitionTime : undefined) ??
+      ac.metadata.creationTimestamp ??
+      '',
+  );
+  return (Number.isNaN(since) ? 0 : since) + graceMs;
+}
+
+/**
+ * Sorts `members` (every AgentComputer labelled for the pool) into a census at `now`; a member
+ * failing for longer than `failedGraceMs` counts as failed (to be replaced), a more recent
+ * failure as provisioning (it may still recover), reported either way.
+ */
+export function takeCensus(
+  members: readonly AgentComputer[],
+  now: Date,
+  failedGraceMs: number = FAILED_MEMBER_GRACE_MS,
+): PoolCensus {
   const live = members.filter((ac) => ac.metadata.deletionTimestamp === undefined);
   const available = live.filter(isAvailable);
   const claimed = live.filter(isClaimed);
@@ -54,19 +82,23 @@ export function takeCensus(members: readonly AgentComputer[], now: Date): PoolCe
     .map(claimedAt)
     .filter((time): time is number => time !== undefined && time > since)
     .sort((a, b) => a - b);
-  const failed = available.filter((ac) => ac.status?.provisionError !== undefined);
-  const starting = available.filter((ac) => ac.status?.provisionError === undefined);
-  const [firstFailed] = failed;
+  const failing = available.filter((ac) => ac.status?.provisionError !== undefined);
+  const dueAt = new Map(failing.map((ac) => [ac, replacementDueAt(ac, failedGraceMs)]));
+  const failed = failing.filter((ac) => (dueAt.get(ac) ?? 0) <= now.getTime());
+  const waiting = [...dueAt.values()].filter((time) => time > now.getTime());
+  const starting = available.filter((ac) => !failed.includes(ac));
+  const [firstFailing] = failing;
   return {
     ready: starting.filter((ac) => isTrueForGeneration(ac, AgentComputerConditions.Ready)),
     provisioning: starting.filter((ac) => !isTrueForGeneration(ac, AgentComputerConditions.Ready)),
     failed,
+    nextReplacementAt: waiting.length === 0 ? undefined : Math.min(...waiting),
     claimed: claimed.length,
     recentClaims,
     failure:
-      firstFailed === undefined
+      firstFailing === undefined
         ? undefined
-        : { member: firstFailed.metadata.name, message: firstFailed.status?.provisionError ?? '' },
+        : { member: firstFailing.metadata.name, message: firstFailing.status?.provisionError ?? '' },
   };
 }
 

@@ -44,6 +44,7 @@ export const addWorkspacePoolController: AddController<WorkspacePoolControllerDe
         metrics: new WorkspacePoolMetrics(deps.registry),
         events: deps.events,
         logger: deps.logger.child({ controller: 'workspacepool' }),
+        failedMemberGraceMs: deps.failedMemberGraceMs,
       }),
       workers: deps.workers,
     }),

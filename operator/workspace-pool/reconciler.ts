@@ -35,6 +35,8 @@ export interface WorkspacePoolReconcilerOptions {
   events?: EventRecorder | undefined;
   logger: Logger;
   now?: () => Date;
+  /** How long a member may fail before it is replaced. Default FAILED_MEMBER_GRACE_MS (5 min). */
+  failedMemberGraceMs?: number | undefined;
 }
 
 /** What one pass did to the members. */
@@ -78,7 +80,8 @@ export class WorkspacePoolReconciler implements Reconciler {
     }
     const now = this.now();
     const members = this.membersOf(pool, key);
-    const census = takeCensus(members, now);
+    const grace = this.options.failedMemberGraceMs;
+    const census = takeCensus(members, now, grace);
     const desired = isInvalidSpec(pool.spec)
       ? undefined
       : desiredCount(pool.spec, census.recentClaims.length);
@@ -89,6 +92,7 @@ export class WorkspacePoolReconciler implements Reconciler {
     const after = takeCensus(
       [...members.filter((ac) => !changes.removed.has(ac.metadata.name)), ...changes.created],
       now,
+      grace,
     );
     // A failed member replaced this pass still explains the pool's state until a replacement is Ready.
     const observation = {
@@ -212,8 +216,9 @@ export class WorkspacePoolReconciler implements Reconciler {
   }
 
   /**
-   * Looks again when the budget frees a slot (members still missing) or when the oldest claim
-   * leaves the demand window (the desired count may fall); member changes wake it otherwise.
+   * Looks again when the budget frees a slot (members still missing), when the oldest claim
+   * leaves the demand window (the desired count may fall), or when a failing member's grace ends
+   * (it is replaced then); member changes wake it otherwise.
    */
   private requeue(
     pool: WorkspacePool,
@@ -225,6 +230,7 @@ export class WorkspacePoolReconciler implements Reconciler {
     const times = [
       changes.limited ? this.budget.nextAt(key, pool.spec.refillPerMinute, now.getTime()) : undefined,
       demandWindowEnds(census),
+      census.nextReplacementAt,
     ].filter((time): time is number => time !== undefined);
     if (times.length === 0) return undefined;
     return { requeueAfterMs: Math.max(Math.min(...times) - now.getTime(), 100) };

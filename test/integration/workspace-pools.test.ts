@@ -41,6 +41,8 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agentry-pools-'));
   store = await EmbeddedStore.open(join(dir, 'store'));
   ({ operator, runtime, registry } = await startProcessOperator(store, dir, {
+    // A member that cannot start is replaced at once here (clusters wait 5 minutes: it may recover).
+    failedPoolMemberGraceMs: 0,
     defaultWorkspacePool: {
       minReady: 1,
       refillPerMinute: 600,
@@ -296,8 +298,13 @@ describe('a warm pool that cannot refill or is misconfigured', () => {
     await until('the failed member gone', async () =>
       (await store.get(AgentComputerType, namespace, first.metadata.name)) === undefined ? true : undefined,
     );
-    const pool = await store.get(WorkspacePoolType, namespace, 'warm');
-    expect(findCondition(pool?.status?.conditions, 'Ready')?.reason).toBe('RefillFailed');
+    // The pass that replaced it writes the pool's status after the replacement is made.
+    const reason = await until('RefillFailed on the pool', async () => {
+      const pool = await store.get(WorkspacePoolType, namespace, 'warm');
+      const ready = findCondition(pool?.status?.conditions, 'Ready');
+      return ready?.reason === 'RefillFailed' ? ready.reason : undefined;
+    });
+    expect(reason).toBe('RefillFailed');
   }, 60_000);
 
   it('makes nothing while maxReady is below minReady, and says InvalidSpec', async () => {

@@ -9,6 +9,7 @@ import {
   isInvalidSpec,
   planRefill,
   takeCensus,
+  FAILED_MEMBER_GRACE_MS,
 } from '../../operator/workspace-pool/census.js';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
@@ -175,6 +176,38 @@ describe('planRefill', () => {
     const plan = planRefill(census, 2);
     expect(names(plan.remove)).toEqual(['broken']);
     expect(plan.create).toBe(1);
+  });
+
+  it('waits out the grace of a member that only just failed: it may recover (a Pod pending a new node)', () => {
+    const census = takeCensus(
+      [member({ name: 'pending', provisionError: 'Pod cannot be scheduled', created: ago(60_000) })],
+      NOW,
+    );
+    expect(census.failed).toEqual([]);
+    expect(names(census.provisioning)).toEqual(['pending']);
+    expect(census.failure?.member).toBe('pending');
+    expect(census.nextReplacementAt).toBe(NOW.getTime() - 60_000 + FAILED_MEMBER_GRACE_MS);
+    expect(planRefill(census, 1)).toEqual({ create: 0, remove: [] });
+  });
+
+  it('times the grace from when the member started failing, not from its creation', () => {
+    const old = member({ name: 'was-fine', provisionError: 'ImagePullBackOff', created: ago(3_600_000) });
+    const failingSince = ago(30_000);
+    old.status = {
+      ...old.status,
+      conditions: [
+        {
+          type: 'Provisioned',
+          status: 'False',
+          reason: 'ProvisionFailed',
+          lastTransitionTime: failingSince,
+          message: '',
+        },
+      ],
+    };
+    const census = takeCensus([old], NOW);
+    expect(census.failed).toEqual([]);
+    expect(census.nextReplacementAt).toBe(Date.parse(failingSince) + FAILED_MEMBER_GRACE_MS);
   });
 
   it('changes nothing at the desired count', () => {

@@ -26,6 +26,7 @@ const census = (ready: number, provisioning: number, failure?: PoolCensus['failu
   ready: some(ready),
   provisioning: some(provisioning),
   failed: [],
+  nextReplacementAt: undefined,
   claimed: 0,
   recentClaims: [],
   failure,
