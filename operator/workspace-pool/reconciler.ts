@@ -39,6 +39,8 @@ export interface WorkspacePoolReconcilerOptions {
   failedMemberGraceMs?: number | undefined;
 }
 
+const creationTime = (ac: AgentComputer): number => Date.parse(ac.metadata.creationTimestamp ?? '');
+
 /** What one pass did to the members. */
 interface Changes {
   created: AgentComputer[];
@@ -80,6 +82,10 @@ export class WorkspacePoolReconciler implements Reconciler {
     }
     const now = this.now();
     const members = this.membersOf(pool, key);
+    this.budget.seed(
+      key,
+      members.map(creationTime).filter((time) => !Number.isNaN(time)),
+    );
     const grace = this.options.failedMemberGraceMs;
     const census = takeCensus(members, now, grace);
     const desired = isInvalidSpec(pool.spec)

@@ -4,10 +4,24 @@ const WINDOW_MS = 60_000;
 /**
  * How many members each pool may still make this minute: a sliding window of the times it made
  * them, so that no 60 s ever sees more than refillPerMinute (a token bucket would allow twice that
- * across a window's edge). In memory: a restarted operator starts with a full budget.
+ * across a window's edge). Kept in memory, and seeded the first time a pool is seen from its
+ * members' creation times, so a restarted operator (or a new leader) does not start with a full
+ * budget. Members deleted meanwhile are not seen: at most those are made again early.
  */
 export class RefillBudget {
   private readonly made = new Map<string, number[]>();
+  private readonly seeded = new Set<string>();
+
+  /** Counts the members made before this process saw the pool (their creation times), once per pool. */
+  seed(pool: string, createdAt: readonly number[]): void {
+    if (this.seeded.has(pool)) return;
+    this.seeded.add(pool);
+    const known = this.made.get(pool) ?? [];
+    this.made.set(
+      pool,
+      [...createdAt, ...known].sort((a, b) => a - b),
+    );
+  }
 
   /** How many may be made at `now` under `perMinute`. */
   remaining(pool: string, perMinute: number, now: number): number {
@@ -28,6 +42,7 @@ export class RefillBudget {
 
   forget(pool: string): void {
     this.made.delete(pool);
+    this.seeded.delete(pool);
   }
 
   private recent(pool: string, now: number): number[] {

@@ -84,3 +84,21 @@ describe('RefillBudget', () => {
     expect(budget.remaining('a', 1, 1)).toBe(1);
   });
 });
+
+describe('the refill budget after a restart', () => {
+  it('counts the members made before it saw the pool, so a new leader does not refill twice as fast', () => {
+    const now = 1_000_000;
+    const budget = new RefillBudget();
+    budget.seed('acme/default', [now - 50_000, now - 10_000, now - 120_000]);
+    expect(budget.remaining('acme/default', 3, now)).toBe(1);
+    expect(budget.nextAt('acme/default', 2, now)).toBe(now - 50_000 + 60_000);
+  });
+
+  it('seeds a pool once: later passes do not count the same members again', () => {
+    const now = 1_000_000;
+    const budget = new RefillBudget();
+    budget.seed('acme/default', [now - 10_000]);
+    budget.seed('acme/default', [now - 10_000]);
+    expect(budget.remaining('acme/default', 3, now)).toBe(2);
+  });
+});
