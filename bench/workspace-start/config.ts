@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { envCount, envNumber } from '../support/env.js';
 
-const PhaseSchema = z.enum(['existing', 'cold', 'wake', 'claim', 'burst']);
+const PhaseSchema = z.enum(['existing', 'first', 'cold', 'wake', 'claim', 'burst']);
 export type Phase = z.infer<typeof PhaseSchema>;
 const RuntimeChoiceSchema = z.enum(['embedded', 'real-node']);
 export type RuntimeChoice = z.infer<typeof RuntimeChoiceSchema>;

@@ -16,7 +16,7 @@
 //
 // Run: npm run bench:workspace-start
 // Env: BENCH_RUNTIMES     embedded,real-node (default both; real-node needs root and no other real node)
-//      BENCH_PHASES       some of existing,cold,wake,claim,burst (default all)
+//      BENCH_PHASES       some of existing,first,cold,wake,claim,burst (default all)
 //      BENCH_N            tasks per sequential phase, embedded (default 20)
 //      BENCH_WARMUP       untimed tasks before each sequential phase (default 1)
 //      BENCH_CLAIM_POOL   the claim phase's pool size, embedded (default 3)

@@ -5,7 +5,7 @@ import { progress } from '../support/stats.js';
 import { loadAverage } from '../support/format.js';
 import { burstPhase } from './burst.js';
 import { PHASES } from './config.js';
-import { claimPhase, coldPhase, existingPhase, wakePhase } from './phases.js';
+import { claimPhase, coldPhase, existingPhase, firstPromptPhase, wakePhase } from './phases.js';
 import { removePool } from './pool.js';
 import { printGoals, printTable, row } from './report.js';
 import type { Row } from './report.js';
@@ -34,6 +34,12 @@ async function withoutPool(target: Target, rows: Row[], asides: string[]): Promi
     }
     // Its CPU and memory go back to the node before the cold starts and the pool need them.
     await deleteWorkspace(target, id);
+  }
+  if (PHASES.has('first')) {
+    progress('first prompt: new workspaces made ready first');
+    rows.push(
+      row('first prompt: a new workspace, ready before the POST', (await firstPromptPhase(target)).init),
+    );
   }
   if (PHASES.has('cold')) {
     progress('cold: new workspaces, no pool');

@@ -8,7 +8,7 @@ import { progress } from '../support/stats.js';
 import { watchClaimedReadiness } from './claim-readiness.js';
 import { ensurePool, origin, poolFilled } from './pool.js';
 import type { Target } from './target.js';
-import { deleteWorkspace, hibernate } from './workspaces.js';
+import { createWorkspace, deleteWorkspace, hibernate, waitForStatus } from './workspaces.js';
 
 /** How often the claim phase looks at the claimed members' readiness (a list of the namespace's claimed ones). */
 const CLAIM_POLL_MS = 5;
@@ -62,6 +62,22 @@ export async function existingPhase(target: Target, workspaceId: string): Promis
     const sample = await startOnce(target.endpoint, workspaceId);
     if (sample.workspaceId !== workspaceId)
       throw new Error(`a task given ${workspaceId} ran on ${sample.workspaceId}`);
+    return sample.init;
+  });
+  return { init };
+}
+
+/**
+ * The first prompt of a workspace made ready beforehand (untimed), deleted after: a claim without
+ * the claim. Beside the claim phase it says how much of a claim's time is the claim itself and how
+ * much a runner's first prompt (and the churn of deleting and making workspaces between rounds).
+ */
+export async function firstPromptPhase(target: Target): Promise<PhaseSamples> {
+  const init = await rounds(target, 'first prompt', async () => {
+    const id = await createWorkspace(target.endpoint);
+    await waitForStatus(target.endpoint, id, 'ready', target.sizes.settleMs);
+    const sample = await startOnce(target.endpoint, id);
+    await deleteWorkspace(target, id);
     return sample.init;
   });
   return { init };
