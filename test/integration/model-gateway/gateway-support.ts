@@ -37,12 +37,20 @@ export interface GatewayFixture {
 
 /** An API whose gateway forwards every provider to a stand-in, and an organization with keys. */
 export async function startGateway(
-  options: { store?: ResourceStore; standIn?: ModelProviderStandIn; idleTimeoutMs?: number } = {},
+  options: {
+    store?: ResourceStore;
+    standIn?: ModelProviderStandIn;
+    idleTimeoutMs?: number;
+    maxBodyBytes?: number;
+    logDestination?: { write(line: string): void };
+  } = {},
 ): Promise<GatewayFixture> {
   const standIn = options.standIn ?? (await startModelProviderStandIn());
   const api = await startTestApi({
     ...(options.store === undefined ? {} : { store: options.store }),
+    ...(options.logDestination === undefined ? {} : { logDestination: options.logDestination }),
     modelGateway: {
+      ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
       upstreams: { anthropic: standIn.url, openai: standIn.url, gemini: standIn.url },
       ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
     },
