@@ -28,6 +28,8 @@ export interface ReceivedRequest {
   body: string;
   /** The bytes the stand-in answered (the whole body, as sent). */
   sent: Buffer;
+  /** Whether the connection of the answer has closed (ended, or broken off by the other side). */
+  closed: boolean;
 }
 
 export interface StandInBehaviour {
@@ -35,6 +37,8 @@ export interface StandInBehaviour {
   usage: StandInUsage;
   /** Streams end abruptly (the socket destroyed) after this many events. */
   breakAfterEvents?: number;
+  /** Streams stop writing after this many events, and never end (a silent provider). */
+  silentAfterEvents?: number;
   /** Answer with this status and a provider-shaped error instead. */
   failWith?: number;
 }
@@ -189,15 +193,21 @@ function answerOf(req: IncomingMessage, body: unknown, b: StandInBehaviour): str
   return undefined;
 }
 
-async function writeEvents(res: ServerResponse, events: string[], b: StandInBehaviour, sent: Buffer[]) {
+async function writeEvents(
+  res: ServerResponse,
+  events: string[],
+  b: StandInBehaviour,
+  record: ReceivedRequest,
+) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   for (const [index, event] of events.entries()) {
     if (b.breakAfterEvents !== undefined && index >= b.breakAfterEvents) {
       res.socket?.destroy();
       return;
     }
+    if (b.silentAfterEvents !== undefined && index >= b.silentAfterEvents) return;
     const bytes = Buffer.from(event);
-    sent.push(bytes);
+    record.sent = Buffer.concat([record.sent, bytes]);
     res.write(bytes);
     // Separate writes, so the relay sees events arrive one by one.
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -221,17 +231,17 @@ export async function startModelProviderStandIn(
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      const sent: Buffer[] = [];
       const record: ReceivedRequest = {
         method: req.method ?? '',
         url: req.url ?? '',
         headers: req.headers,
         body: text,
         sent: Buffer.alloc(0),
+        closed: false,
       };
       received.push(record);
       res.on('close', () => {
-        record.sent = Buffer.concat(sent);
+        record.closed = true;
       });
       let body: unknown;
       try {
@@ -242,7 +252,7 @@ export async function startModelProviderStandIn(
       const b = state.behaviour;
       const answer = b.failWith === undefined ? answerOf(req, body, b) : undefined;
       if (Array.isArray(answer)) {
-        void writeEvents(res, answer.map(String), b, sent);
+        void writeEvents(res, answer.map(String), b, record);
         return;
       }
       const status = b.failWith ?? (answer === undefined ? 404 : 200);
@@ -251,7 +261,7 @@ export async function startModelProviderStandIn(
           answer ?? { type: 'error', error: { type: 'not_found_error', message: 'stand-in: no such route' } },
         ),
       );
-      sent.push(payload);
+      record.sent = payload;
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(payload);
     });

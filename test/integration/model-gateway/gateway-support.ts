@@ -175,11 +175,12 @@ export async function setOrganizationBudget(api: TestApi, budget: ModelBudget): 
 export function gatewayCall(
   api: Pick<TestApi, 'url'>,
   path: string,
-  init: { headers?: Record<string, string>; body?: unknown; method?: string } = {},
+  init: { headers?: Record<string, string>; body?: unknown; method?: string; signal?: AbortSignal } = {},
 ): Promise<Response> {
   return fetch(`${api.url}/model-gateway${path}`, {
     method: init.method ?? 'POST',
     headers: { 'content-type': 'application/json', ...init.headers },
     ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    ...(init.signal === undefined ? {} : { signal: init.signal }),
   });
 }
