@@ -92,6 +92,11 @@ const previewSettings = (
     : { previewWakeTimeoutMs: options.previewWakeTimeoutMs }),
 });
 
+/** The model gateway's settings a test gave (the app's defaults otherwise). */
+const modelGatewayOption = (
+  settings: ModelGatewaySettings | undefined,
+): Pick<ApiAppOptions, 'modelGateway'> => (settings === undefined ? {} : { modelGateway: settings });
+
 /** Polls until `check` holds: for effects that reach the API's caches through a watch. */
 export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -208,7 +213,7 @@ export async function startTestApi(
     ...contextLakeOptions(options),
     ...(options.now === undefined ? {} : { now: options.now }),
     ...previewSettings(options),
-    ...(options.modelGateway === undefined ? {} : { modelGateway: options.modelGateway }),
+    ...modelGatewayOption(options.modelGateway),
   });
   server.on('request', app);
   server.on('upgrade', upgradeListenerOf(app));

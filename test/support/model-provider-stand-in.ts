@@ -55,10 +55,13 @@ const DEFAULT_BEHAVIOUR: StandInBehaviour = {
   usage: { input: 100, output: 50, cacheRead: 0, cacheWrite: 0 },
 };
 
+/** What the stand-in answers: the events of a stream, or a JSON body. */
+type Answer = { events: string[] } | { json: unknown };
+
 const sse = (data: unknown, event?: string): string =>
   `${event === undefined ? '' : `event: ${event}\n`}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 
-function anthropic(stream: boolean, b: StandInBehaviour): string[] | unknown {
+function anthropic(stream: boolean, b: StandInBehaviour): Answer {
   const { usage: u, model } = b;
   const usage = {
     input_tokens: u.input,
@@ -67,37 +70,39 @@ function anthropic(stream: boolean, b: StandInBehaviour): string[] | unknown {
     cache_creation_input_tokens: u.cacheWrite,
   };
   const content = [{ type: 'text', text: 'Hello from the stand-in' }];
-  if (!stream) return { id: 'msg_1', type: 'message', role: 'assistant', model, content, usage };
-  return [
-    sse(
-      {
-        type: 'message_start',
-        message: { id: 'msg_1', model, content: [], usage: { ...usage, output_tokens: 1 } },
-      },
-      'message_start',
-    ),
-    sse(
-      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-      'content_block_start',
-    ),
-    sse(
-      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hello' } },
-      'content_block_delta',
-    ),
-    sse(
-      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' world' } },
-      'content_block_delta',
-    ),
-    sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop'),
-    sse(
-      { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: u.output } },
-      'message_delta',
-    ),
-    sse({ type: 'message_stop' }, 'message_stop'),
-  ];
+  if (!stream) return { json: { id: 'msg_1', type: 'message', role: 'assistant', model, content, usage } };
+  return {
+    events: [
+      sse(
+        {
+          type: 'message_start',
+          message: { id: 'msg_1', model, content: [], usage: { ...usage, output_tokens: 1 } },
+        },
+        'message_start',
+      ),
+      sse(
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+        'content_block_start',
+      ),
+      sse(
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hello' } },
+        'content_block_delta',
+      ),
+      sse(
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' world' } },
+        'content_block_delta',
+      ),
+      sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop'),
+      sse(
+        { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: u.output } },
+        'message_delta',
+      ),
+      sse({ type: 'message_stop' }, 'message_stop'),
+    ],
+  };
 }
 
-function openAiChat(stream: boolean, includeUsage: boolean, b: StandInBehaviour): string[] | unknown {
+function openAiChat(stream: boolean, includeUsage: boolean, b: StandInBehaviour): Answer {
   const { usage: u, model } = b;
   const usage = {
     prompt_tokens: u.input + u.cacheRead,
@@ -107,11 +112,13 @@ function openAiChat(stream: boolean, includeUsage: boolean, b: StandInBehaviour)
   };
   if (!stream)
     return {
-      id: 'chatcmpl-1',
-      object: 'chat.completion',
-      model,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' }],
-      usage,
+      json: {
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        model,
+        choices: [{ index: 0, message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' }],
+        usage,
+      },
     };
   const chunk = (delta: unknown, finish: string | null) => ({
     id: 'chatcmpl-1',
@@ -120,18 +127,20 @@ function openAiChat(stream: boolean, includeUsage: boolean, b: StandInBehaviour)
     choices: [{ index: 0, delta, finish_reason: finish }],
     ...(includeUsage ? { usage: null } : {}),
   });
-  return [
-    sse(chunk({ role: 'assistant', content: '' }, null)),
-    sse(chunk({ content: 'Hello' }, null)),
-    sse(chunk({}, 'stop')),
-    ...(includeUsage
-      ? [sse({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model, choices: [], usage })]
-      : []),
-    sse('[DONE]'),
-  ];
+  return {
+    events: [
+      sse(chunk({ role: 'assistant', content: '' }, null)),
+      sse(chunk({ content: 'Hello' }, null)),
+      sse(chunk({}, 'stop')),
+      ...(includeUsage
+        ? [sse({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model, choices: [], usage })]
+        : []),
+      sse('[DONE]'),
+    ],
+  };
 }
 
-function openAiResponses(stream: boolean, b: StandInBehaviour): string[] | unknown {
+function openAiResponses(stream: boolean, b: StandInBehaviour): Answer {
   const { usage: u, model } = b;
   const response = {
     id: 'resp_1',
@@ -146,18 +155,20 @@ function openAiResponses(stream: boolean, b: StandInBehaviour): string[] | unkno
       total_tokens: u.input + u.cacheRead + u.output,
     },
   };
-  if (!stream) return response;
-  return [
-    sse(
-      { type: 'response.created', response: { ...response, status: 'in_progress', usage: null } },
-      'response.created',
-    ),
-    sse({ type: 'response.output_text.delta', delta: 'Hello' }, 'response.output_text.delta'),
-    sse({ type: 'response.completed', response }, 'response.completed'),
-  ];
+  if (!stream) return { json: response };
+  return {
+    events: [
+      sse(
+        { type: 'response.created', response: { ...response, status: 'in_progress', usage: null } },
+        'response.created',
+      ),
+      sse({ type: 'response.output_text.delta', delta: 'Hello' }, 'response.output_text.delta'),
+      sse({ type: 'response.completed', response }, 'response.completed'),
+    ],
+  };
 }
 
-function gemini(stream: boolean, b: StandInBehaviour): string[] | unknown {
+function gemini(stream: boolean, b: StandInBehaviour): Answer {
   const { usage: u, model } = b;
   const chunk = (text: string, output: number) => ({
     candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0 }],
@@ -169,8 +180,8 @@ function gemini(stream: boolean, b: StandInBehaviour): string[] | unknown {
     },
     modelVersion: model,
   });
-  if (!stream) return chunk('Hello', u.output);
-  return [sse(chunk('Hel', 1)), sse(chunk('lo', u.output))];
+  if (!stream) return { json: chunk('Hello', u.output) };
+  return { events: [sse(chunk('Hel', 1)), sse(chunk('lo', u.output))] };
 }
 
 /** What of a request body decides the answer's form. */
@@ -180,7 +191,7 @@ const StreamRequestSchema = z.looseObject({
 });
 
 /** The answer to a request: a JSON body, or the events of a stream. */
-function answerOf(req: IncomingMessage, body: unknown, b: StandInBehaviour): string[] | unknown {
+function answerOf(req: IncomingMessage, body: unknown, b: StandInBehaviour): Answer | undefined {
   const url = new URL(req.url ?? '/', 'http://stand-in');
   const request = StreamRequestSchema.safeParse(body).data ?? {};
   const stream = request.stream === true;
@@ -224,7 +235,7 @@ export async function startModelProviderStandIn(
     url: '',
     received,
     behaviour: { ...DEFAULT_BEHAVIOUR, ...behaviour },
-    close: async () => undefined,
+    close: () => Promise.resolve(),
   };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -251,14 +262,17 @@ export async function startModelProviderStandIn(
       }
       const b = state.behaviour;
       const answer = b.failWith === undefined ? answerOf(req, body, b) : undefined;
-      if (Array.isArray(answer)) {
-        void writeEvents(res, answer.map(String), b, record);
+      if (answer !== undefined && 'events' in answer) {
+        void writeEvents(res, answer.events, b, record);
         return;
       }
       const status = b.failWith ?? (answer === undefined ? 404 : 200);
       const payload = Buffer.from(
         JSON.stringify(
-          answer ?? { type: 'error', error: { type: 'not_found_error', message: 'stand-in: no such route' } },
+          answer?.json ?? {
+            type: 'error',
+            error: { type: 'not_found_error', message: 'stand-in: no such route' },
+          },
         ),
       );
       record.sent = payload;

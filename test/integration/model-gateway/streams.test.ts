@@ -115,11 +115,9 @@ describe('model gateway streams', () => {
     // The provider has finished; the gateway is waiting for its write, and holds the last event.
     await eventually(() => standIn.received[0]?.sent.toString().includes('message_stop') === true);
     expect((await storedTask(fixture.api, running.task.metadata.name)).status?.usage).toBeUndefined();
-    const reader = res.body.getReader();
-    const rest = reader.read();
+    const rest = readUntil(res.body, 'message_stop');
     store.open();
-    const { value } = await rest;
-    expect(new TextDecoder().decode(value)).toContain('event: message_stop');
+    expect(await rest).toContain('event: message_stop');
     // When the client sees the end, the usage is stored.
     const task = await storedTask(fixture.api, running.task.metadata.name);
     expect(task.status?.usage?.requests).toBe(1);
