@@ -5,6 +5,8 @@ import type { ResourceStore } from '../../platform/store/types.js';
 
 /** How long a key read from a Secret is reused: a rotated key is picked up within this long. */
 const KEY_CACHE_MS = 30_000;
+/** Keys remembered at most (organizations × executors' Secrets); past it the cache starts over. */
+const MAX_CACHED_KEYS = 10_000;
 
 /**
  * The real provider key of a call: the executor's route for the provider names key variables, and
@@ -41,6 +43,7 @@ export class ProviderKeys {
     if (cached !== undefined && cached.until > at) return cached.value;
     const secret = await this.store.get(SecretType, namespace, name);
     const value = secret === undefined ? undefined : secretValue(secret, key);
+    if (this.cache.size >= MAX_CACHED_KEYS) this.cache.clear();
     this.cache.set(cacheKey, { value, until: at + KEY_CACHE_MS });
     return value;
   }

@@ -124,7 +124,8 @@ export function callUpstream(
   const req = send(url, { method: options.method, headers: options.headers });
   const response = new Promise<IncomingMessage>((resolve, reject) => {
     req.once('response', resolve);
-    req.once('error', reject);
+    // Every error, also those after the response began (they surface again on its stream).
+    req.on('error', reject);
   });
   req.setTimeout(options.idleTimeoutMs, () => {
     req.destroy(new Error('the provider was silent for too long'));

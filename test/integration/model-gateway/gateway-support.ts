@@ -43,6 +43,10 @@ export async function startGateway(
     idleTimeoutMs?: number;
     maxBodyBytes?: number;
     logDestination?: { write(line: string): void };
+    /** The embedded default's environment fallback of key variables. */
+    keyFallback?: Record<string, string>;
+    /** Whether the organization's key Secrets are written (default true). */
+    secrets?: boolean;
   } = {},
 ): Promise<GatewayFixture> {
   const standIn = options.standIn ?? (await startModelProviderStandIn());
@@ -51,12 +55,13 @@ export async function startGateway(
     ...(options.logDestination === undefined ? {} : { logDestination: options.logDestination }),
     modelGateway: {
       ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+      ...(options.keyFallback === undefined ? {} : { keyFallback: options.keyFallback }),
       upstreams: { anthropic: standIn.url, openai: standIn.url, gemini: standIn.url },
       ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
     },
   });
   await api.organization(ORG);
-  await writeKeySecrets(api.store);
+  if (options.secrets !== false) await writeKeySecrets(api.store);
   return {
     api,
     standIn,
