@@ -37,6 +37,18 @@ function onlyReceived() {
   return received;
 }
 
+/**
+ * One call through the gateway, read to its end: the bytes the client got must be the bytes the
+ * stand-in sent. Returns them, the response and what the stand-in received.
+ */
+async function relayed(path: string, init: { headers?: Record<string, string>; body: unknown }) {
+  const res = await gatewayCall(fixture.api, path, init);
+  const bytes = Buffer.from(await res.arrayBuffer());
+  const received = onlyReceived();
+  expect(bytes.equals(received.sent)).toBe(true);
+  return { res, bytes, received };
+}
+
 /** The prompt's usage as stored now. */
 async function promptUsage(running: RunningPrompt): Promise<ModelUsage | undefined> {
   const task = await storedTask(fixture.api, running.task.metadata.name);
@@ -51,18 +63,15 @@ function expectOnlyRealKey(headers: Record<string, unknown>, token: string) {
 describe('model gateway round trips', () => {
   it('forwards an Anthropic JSON call with the real key in x-api-key, and records its usage and cost', async () => {
     const running = await runningPrompt(fixture);
-    const res = await gatewayCall(fixture.api, '/anthropic/v1/messages', {
+    const { res, received } = await relayed('/anthropic/v1/messages', {
       headers: { 'x-api-key': running.token, 'anthropic-version': '2023-06-01' },
       body: { model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
     });
     expect(res.status).toBe(200);
-    const bytes = Buffer.from(await res.arrayBuffer());
-    const received = onlyReceived();
     expect(received.url).toBe('/v1/messages');
     expect(received.headers['x-api-key']).toBe(REAL_KEYS.anthropic);
     expect(received.headers['anthropic-version']).toBe('2023-06-01');
     expectOnlyRealKey(received.headers, running.token);
-    expect(bytes.equals(received.sent)).toBe(true);
     // 100 input × $3 + 50 output × $15 per million (claude-sonnet-4).
     expect(await promptUsage(running)).toEqual({
       requests: 1,
@@ -86,7 +95,6 @@ describe('model gateway round trips', () => {
     expect(received.url).toBe('/v1/messages');
     expect(received.headers['x-api-key']).toBe(REAL_KEYS.anthropic);
     expect(received.headers.authorization).toBeUndefined();
-    expect(bytes.equals(received.sent)).toBe(true);
     expect(bytes.toString()).toContain('event: message_stop');
     // 100×3 + 1000×0.3 + 200×3.75 + 50×15 = 2,100 micro-dollars.
     expect(await promptUsage(running)).toEqual({
@@ -105,14 +113,11 @@ describe('model gateway round trips', () => {
       usage: { input: 100, output: 50, cacheRead: 20, cacheWrite: 0 },
     };
     const running = await runningPrompt(fixture, { executor: 'codex' });
-    const res = await gatewayCall(fixture.api, '/openai/v1/chat/completions', {
+    const { received } = await relayed('/openai/v1/chat/completions', {
       headers: { authorization: `Bearer ${running.token}` },
       body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'hi' }] },
     });
-    const bytes = Buffer.from(await res.arrayBuffer());
-    const received = onlyReceived();
     expect(received.headers.authorization).toBe(`Bearer ${REAL_KEYS.openai}`);
-    expect(bytes.equals(received.sent)).toBe(true);
     // 100 fresh × $0.25 + 20 cached × $0.025 + 50 × $2 per million (gpt-5-mini).
     expect(await promptUsage(running)).toEqual({
       requests: 1,
@@ -126,12 +131,10 @@ describe('model gateway round trips', () => {
   it('reads the usage chunk of an OpenAI chat stream with include_usage, relaying [DONE] last', async () => {
     fixture.standIn.behaviour.model = 'gpt-5-2025-08-07';
     const running = await runningPrompt(fixture, { executor: 'codex' });
-    const res = await gatewayCall(fixture.api, '/openai/v1/chat/completions', {
+    const { bytes } = await relayed('/openai/v1/chat/completions', {
       headers: { authorization: `Bearer ${running.token}` },
       body: { model: 'gpt-5', stream: true, stream_options: { include_usage: true }, messages: [] },
     });
-    const bytes = Buffer.from(await res.arrayBuffer());
-    expect(bytes.equals(onlyReceived().sent)).toBe(true);
     expect(bytes.toString().endsWith('data: [DONE]\n\n')).toBe(true);
     expect(await promptUsage(running)).toMatchObject({ requests: 1, inputTokens: 100, outputTokens: 50 });
   });
@@ -139,12 +142,10 @@ describe('model gateway round trips', () => {
   it('reads the usage of an OpenAI Responses stream from response.completed', async () => {
     fixture.standIn.behaviour.model = 'gpt-5-codex';
     const running = await runningPrompt(fixture, { executor: 'codex' });
-    const res = await gatewayCall(fixture.api, '/openai/v1/responses', {
+    await relayed('/openai/v1/responses', {
       headers: { authorization: `Bearer ${running.token}` },
       body: { model: 'gpt-5-codex', stream: true, input: 'hi' },
     });
-    const bytes = Buffer.from(await res.arrayBuffer());
-    expect(bytes.equals(onlyReceived().sent)).toBe(true);
     // gpt-5 prices: 100 × $1.25 + 50 × $10 per million.
     expect(await promptUsage(running)).toEqual({
       requests: 1,
@@ -157,15 +158,12 @@ describe('model gateway round trips', () => {
   it('forwards a Gemini generateContent call with the real key in x-goog-api-key', async () => {
     fixture.standIn.behaviour.model = 'gemini-2.5-flash';
     const running = await runningPrompt(fixture, { executor: 'gemini' });
-    const res = await gatewayCall(fixture.api, '/gemini/v1beta/models/gemini-2.5-flash:generateContent', {
+    const { received } = await relayed('/gemini/v1beta/models/gemini-2.5-flash:generateContent', {
       headers: { 'x-goog-api-key': running.token },
       body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
     });
-    const bytes = Buffer.from(await res.arrayBuffer());
-    const received = onlyReceived();
     expect(received.url).toBe('/v1beta/models/gemini-2.5-flash:generateContent');
     expect(received.headers['x-goog-api-key']).toBe(REAL_KEYS.gemini);
-    expect(bytes.equals(received.sent)).toBe(true);
     // 100 × $0.30 + 50 × $2.50 per million (gemini-2.5-flash).
     expect(await promptUsage(running)).toEqual({
       requests: 1,
@@ -179,12 +177,9 @@ describe('model gateway round trips', () => {
     fixture.standIn.behaviour.model = 'gemini-2.5-flash';
     const running = await runningPrompt(fixture, { executor: 'gemini' });
     const path = `/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=${running.token}`;
-    const res = await gatewayCall(fixture.api, path, { body: { contents: [] } });
-    const bytes = Buffer.from(await res.arrayBuffer());
-    const received = onlyReceived();
+    const { received } = await relayed(path, { body: { contents: [] } });
     expect(received.url).toBe('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
     expect(received.headers['x-goog-api-key']).toBe(REAL_KEYS.gemini);
-    expect(bytes.equals(received.sent)).toBe(true);
     expect(await promptUsage(running)).toMatchObject({ requests: 1, inputTokens: 100, outputTokens: 50 });
   });
 
