@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Organization } from '../../crds/index.js';
 import type { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import type { Logger } from '../../platform/log.js';
 import { PROVIDER_CONVENTIONS, ModelProviderSchema } from '../../platform/model-gateway/providers.js';
@@ -98,51 +97,72 @@ export class ModelGateway {
     query: URLSearchParams,
   ): Promise<GatewayOutcome> {
     const access = await this.access.check(presentedToken(provider, req, query));
-    if (access?.organization === undefined) {
+    if (access === undefined) {
       sendProviderError(res, provider, GatewayRefusals.Unauthorized, UNAUTHORIZED);
       return GatewayOutcomes.Unauthorized;
     }
-    const organization = access.organization;
-    const budget = exceededBudget(access.task, organization, this.options.now());
-    if (budget !== undefined) {
-      await markBudgetExceeded(this.options.store, this.options.readModel, access.claims, budget).catch(
-        (err: unknown) => {
-          log.warn({ err, task: access.claims.task }, 'marking a prompt over budget failed');
-        },
-      );
-      const whose = budget === 'task' ? 'the task' : 'the organization';
-      sendProviderError(
-        res,
-        provider,
-        GatewayRefusals.BudgetExceeded,
-        `the model budget of ${whose} is reached`,
-      );
-      return GatewayOutcomes.BudgetExceeded;
-    }
+    if (await this.refusedOverBudget(res, log, provider, access)) return GatewayOutcomes.BudgetExceeded;
     const key = await this.keys.keyFor(access.claims.namespace, access.claims.executor, provider);
     if (key === undefined) {
       const message = `no ${provider} key is configured for this organization`;
       sendProviderError(res, provider, GatewayRefusals.Unauthorized, message);
       return GatewayOutcomes.Unauthorized;
     }
-    let body: Buffer;
-    try {
-      if (declaredTooLarge(req, this.maxBodyBytes)) throw new BodyTooLargeError(this.maxBodyBytes);
-      body = await readBoundedBody(req, this.maxBodyBytes);
-    } catch (err) {
-      if (!(err instanceof BodyTooLargeError)) throw err;
-      res.setHeader('connection', 'close');
-      sendProviderError(res, provider, GatewayRefusals.TooLarge, err.message);
-      return GatewayOutcomes.TooLarge;
-    }
+    const body = await this.boundedBody(req, res, provider);
+    if (body === undefined) return GatewayOutcomes.TooLarge;
     return this.forward(req, res, log, {
       provider,
       path,
       query,
       key,
       body,
-      access: { ...access, organization },
+      access,
     });
+  }
+
+  /**
+   * Refuses a call of a task or organization whose budget is reached (429 in the provider's shape)
+   * and marks its prompt, so the Task reconciler stops it; true when it refused.
+   */
+  private async refusedOverBudget(
+    res: ServerResponse,
+    log: Logger,
+    provider: ModelProvider,
+    access: PromptAccess,
+  ): Promise<boolean> {
+    const budget = exceededBudget(access.task, access.organization, this.options.now());
+    if (budget === undefined) return false;
+    await markBudgetExceeded(this.options.store, this.options.readModel, access.claims, budget).catch(
+      (err: unknown) => {
+        log.warn({ err, task: access.claims.task }, 'marking a prompt over budget failed');
+      },
+    );
+    const whose = budget === 'task' ? 'the task' : 'the organization';
+    sendProviderError(
+      res,
+      provider,
+      GatewayRefusals.BudgetExceeded,
+      `the model budget of ${whose} is reached`,
+    );
+    return true;
+  }
+
+  /** The call's body, or undefined once a body over the limit was refused (413 in the provider's shape). */
+  private async boundedBody(
+    req: IncomingMessage,
+    res: ServerResponse,
+    provider: ModelProvider,
+  ): Promise<Buffer | undefined> {
+    try {
+      if (declaredTooLarge(req, this.maxBodyBytes)) throw new BodyTooLargeError(this.maxBodyBytes);
+      return await readBoundedBody(req, this.maxBodyBytes);
+    } catch (err) {
+      if (!(err instanceof BodyTooLargeError)) throw err;
+      // The rest of the body is not read: the connection cannot be reused.
+      res.setHeader('connection', 'close');
+      sendProviderError(res, provider, GatewayRefusals.TooLarge, err.message);
+      return undefined;
+    }
   }
 
   private async forward(
@@ -155,7 +175,7 @@ export class ModelGateway {
       query: URLSearchParams;
       key: string;
       body: Buffer;
-      access: PromptAccess & { organization: Organization };
+      access: PromptAccess;
     },
   ): Promise<GatewayOutcome> {
     const { provider, access } = call;

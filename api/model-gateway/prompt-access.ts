@@ -11,8 +11,8 @@ export interface PromptAccess {
   task: Task;
   /** The prompt's status entry (the operator writes one when it dispatches). */
   entry: PromptStatusEntry;
-  /** The organization whose namespace the task is in; undefined only while the cache is behind. */
-  organization: Organization | undefined;
+  /** The organization whose namespace the task is in. */
+  organization: Organization;
 }
 
 const bearerOf = (value: string | undefined): string | undefined => {
@@ -48,9 +48,19 @@ export function presentedToken(
 export const organizationOf = (readModel: ReadModel, namespace: string): Organization | undefined =>
   readModel.organizations.list().find((org) => organizationNamespace(org) === namespace);
 
+/** The prompt's entry while it is live: its task not deleted, it dispatched, not ended, not being canceled. */
+function livePromptEntry(task: Task, promptId: string): PromptStatusEntry | undefined {
+  if (task.spec.deletedAt !== undefined || task.metadata.deletionTimestamp !== undefined) return undefined;
+  const prompt = task.spec.prompts.find((spec) => spec.id === promptId);
+  const entry = promptEntryOf(task, promptId);
+  if (prompt === undefined || prompt.cancelRequestedAt !== undefined || entry === undefined) return undefined;
+  const live = entry.status === 'running' || (entry.status === 'pending' && entry.dispatchedAt !== undefined);
+  return live ? entry : undefined;
+}
+
 /**
  * Whether a token still stands for a live prompt: genuine and unexpired, its task present and not
- * deleted, and its prompt dispatched and not ended (nor being canceled). A token dies with its
+ * deleted, its prompt dispatched and not ended (nor being canceled), its organization not being deleted. A token dies with its
  * prompt: that is its revocation (docs/adr/0009). Every failure is the same `undefined`, so an
  * answer never says which check failed.
  */
@@ -62,23 +72,14 @@ export class PromptAccessCheck {
   ) {}
 
   async check(token: string | undefined): Promise<PromptAccess | undefined> {
-    const claims = token === undefined ? undefined : this.tokens.verify(token, this.now().getTime());
+    const claims = this.claimsOf(token);
     if (claims === undefined) return undefined;
     const task = await this.readModel.taskReadThrough(claims.namespace, claims.task);
-    if (
-      task === undefined ||
-      task.spec.deletedAt !== undefined ||
-      task.metadata.deletionTimestamp !== undefined
-    )
-      return undefined;
-    const prompt = task.spec.prompts.find((spec) => spec.id === claims.prompt);
-    const entry = promptEntryOf(task, claims.prompt);
-    if (prompt === undefined || prompt.cancelRequestedAt !== undefined || entry === undefined)
-      return undefined;
-    const live =
-      entry.status === 'running' || (entry.status === 'pending' && entry.dispatchedAt !== undefined);
-    if (!live) return undefined;
-    return { claims, task, entry, organization: organizationOf(this.readModel, claims.namespace) };
+    const entry = task === undefined ? undefined : livePromptEntry(task, claims.prompt);
+    const organization = organizationOf(this.readModel, claims.namespace);
+    const deleting = organization?.metadata.deletionTimestamp !== undefined;
+    if (task === undefined || entry === undefined || organization === undefined || deleting) return undefined;
+    return { claims, task, entry, organization };
   }
 
   /** The claims of a genuine, unexpired token (the usage endpoint reads the prompt fresh itself). */

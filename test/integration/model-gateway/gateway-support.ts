@@ -100,7 +100,14 @@ export interface RunningPrompt {
 
 export async function runningPrompt(
   fixture: Pick<GatewayFixture, 'api' | 'tokens'>,
-  options: { executor?: string; budget?: ModelBudget; status?: 'running' | 'succeeded' } = {},
+  options: {
+    executor?: string;
+    budget?: ModelBudget;
+    /** The prompt's recorded status (pending: dispatched, not yet started). */
+    status?: 'pending' | 'running' | 'succeeded';
+    /** The client asked to cancel it. */
+    cancelRequested?: boolean;
+  } = {},
 ): Promise<RunningPrompt> {
   const { api } = fixture;
   const prompt = randomUUID();
@@ -115,7 +122,14 @@ export async function runningPrompt(
       executor,
       title: 'gateway test',
       owner: 'alice',
-      prompts: [{ id: prompt, text: 'hello', submittedAt: new Date().toISOString() }],
+      prompts: [
+        {
+          id: prompt,
+          text: 'hello',
+          submittedAt: new Date().toISOString(),
+          ...(options.cancelRequested === true ? { cancelRequestedAt: new Date().toISOString() } : {}),
+        },
+      ],
       ...(options.budget === undefined ? {} : { budget: options.budget }),
     }),
   });
@@ -124,14 +138,14 @@ export async function runningPrompt(
   const task = await api.store.replaceStatus(TaskType, {
     ...created,
     status: {
-      status: status === 'running' ? 'running' : 'completed',
+      status: status === 'succeeded' ? 'completed' : 'running',
       prompts: [
         {
           id: prompt,
           status,
           dispatchedAt: now,
-          startedAt: now,
-          ...(status === 'running' ? {} : { completedAt: now }),
+          ...(status === 'pending' ? {} : { startedAt: now }),
+          ...(status === 'succeeded' ? { completedAt: now } : {}),
         },
       ],
     },

@@ -77,6 +77,20 @@ describe('model gateway refusals', () => {
     expect(fixture.standIn.received).toHaveLength(0);
   });
 
+  it('refuses the token of a prompt whose cancel was requested', async () => {
+    const canceling = await runningPrompt(fixture, { cancelRequested: true });
+    await expectAnthropicUnauthorized(await anthropicCall(canceling.token));
+    expect(fixture.standIn.received).toHaveLength(0);
+  });
+
+  it('accepts the token of a prompt dispatched but not yet started', async () => {
+    const dispatched = await runningPrompt(fixture, { status: 'pending' });
+    const res = await anthropicCall(dispatched.token);
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    expect(fixture.standIn.received).toHaveLength(1);
+  });
+
   it('refuses the token of a deleted task', async () => {
     const running = await runningPrompt(fixture);
     const task = await storedTask(fixture.api, running.task.metadata.name);
