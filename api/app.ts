@@ -278,9 +278,10 @@ export function createApiApp(options: ApiAppOptions): ApiRequestListener {
 
   // The model gateway is not part of the REST API: the prompt token is its credential (no API key,
   // no CSRF, no session), and its body is read by itself, with its own limit.
+  // A route (not a mount), so the request metric's route label is its template.
   if (options.modelGateway !== false)
-    app.use(
-      MODEL_GATEWAY_PATH,
+    app.all(
+      `${MODEL_GATEWAY_PATH}/*path`,
       modelGatewayHandler({
         settings: options.modelGateway ?? {},
         store: options.store,

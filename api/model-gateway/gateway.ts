@@ -1,7 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import type { Logger } from '../../platform/log.js';
-import { PROVIDER_CONVENTIONS, ModelProviderSchema } from '../../platform/model-gateway/providers.js';
+import {
+  MODEL_GATEWAY_PATH,
+  PROVIDER_CONVENTIONS,
+  ModelProviderSchema,
+} from '../../platform/model-gateway/providers.js';
 import type { ModelProvider } from '../../platform/model-gateway/providers.js';
 import type { PromptTokens } from '../../platform/model-gateway/token.js';
 import type { ModelPrices } from '../../platform/model-prices.js';
@@ -70,10 +74,10 @@ export class ModelGateway {
     this.idleTimeoutMs = options.idleTimeoutMs ?? UPSTREAM_IDLE_TIMEOUT_MS;
   }
 
-  /** Serves a request whose URL is below the gateway's path (`/<provider>/...` or `/usage`). */
+  /** Serves a request below the gateway's path (`/model-gateway/<provider>/...` or `/model-gateway/usage`). */
   readonly handle = async (req: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
-    const [, first = '', ...rest] = url.pathname.split('/');
+    const [, first = '', ...rest] = url.pathname.slice(MODEL_GATEWAY_PATH.length).split('/');
     if (first === 'usage' && rest.length === 0) {
       await answerUsage(req, res, { store: this.options.store, access: this.access });
       return;

@@ -25,7 +25,7 @@ export interface ModelGatewaySettings {
 }
 
 /**
- * The gateway's handler, mounted at MODEL_GATEWAY_PATH before the REST API's authentication and
+ * The gateway's handler, routed at MODEL_GATEWAY_PATH/*path before the REST API's authentication and
  * body parsers: the prompt token is its credential, and the body must reach it unread.
  */
 export function modelGatewayHandler(options: {

@@ -81,6 +81,9 @@ describe('model gateway metrics', () => {
       /agentry_model_cost_usd_total\{org="acme",provider="anthropic",model="claude-sonnet-4-5-20250929"\}/,
     );
     expect(text).toContain('agentry_model_request_duration_seconds_bucket');
+    // The request metric's route label is the gateway's template, never a provider path.
+    expect(text).toContain('route="/model-gateway/*path"');
+    expect(text).not.toContain('route="unmatched"');
   });
 });
 
