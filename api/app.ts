@@ -49,6 +49,9 @@ import { previewRoutes } from './agent-computer/previews/routes.js';
 import { PreviewTokens } from './agent-computer/previews/token.js';
 import { previewRequestOf } from './agent-computer/previews/preview-request.js';
 import { SigningKeysCache } from './webhook/signing-keys-cache.js';
+import { modelGatewayHandler } from './model-gateway/routes.js';
+import type { ModelGatewaySettings } from './model-gateway/routes.js';
+import { MODEL_GATEWAY_PATH } from '../platform/model-gateway/providers.js';
 
 export interface ApiAppOptions {
   store: ResourceStore;
@@ -101,6 +104,11 @@ export interface ApiAppOptions {
   previewDomain?: string | undefined;
   /** How long a preview request waits for a hibernated workspace (AGENTRY_PREVIEW_WAKE_TIMEOUT; 60 s when omitted). */
   previewWakeTimeoutMs?: number;
+  /**
+   * The model gateway at /model-gateway (docs/model-gateway.md); `false` (AGENTRY_MODEL_GATEWAY=disabled):
+   * not served. Omitted: served with the public upstreams and the built-in prices.
+   */
+  modelGateway?: ModelGatewaySettings | false;
 }
 
 const PREVIEW_WAKE_TIMEOUT_MS = 60_000;
@@ -267,6 +275,23 @@ export function createApiApp(options: ApiAppOptions): ApiRequestListener {
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(openApi);
   });
+
+  // The model gateway is not part of the REST API: the prompt token is its credential (no API key,
+  // no CSRF, no session), and its body is read by itself, with its own limit.
+  // A route (not a mount), so the request metric's route label is its template.
+  if (options.modelGateway !== false)
+    app.all(
+      `${MODEL_GATEWAY_PATH}/*path`,
+      modelGatewayHandler({
+        settings: options.modelGateway ?? {},
+        store: options.store,
+        readModel: options.readModel,
+        executors: options.executors,
+        installationKey: options.installationKey,
+        metrics: options.metrics,
+        now: options.now ?? (() => new Date()),
+      }),
+    );
 
   // The web pages (docs/api.md#web-pages) before any JSON route: a browser following a task's url
   // or shareUrl is sent to its page. A session cookie stands for its key on /v1 (authenticate).

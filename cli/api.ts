@@ -31,6 +31,7 @@ import { runApiPrimary } from './api-primary.js';
 import { ClusterWideRegistry } from './cluster-metrics.js';
 import type { CliCommand } from './command.js';
 import { settingsHelp } from './settings-help.js';
+import { modelGatewaySettingsOf } from './model-gateway-settings.js';
 
 const USAGE = `usage: agentry api
 
@@ -53,6 +54,9 @@ ${settingsHelp(ConfigSchema, [
   ['AGENTRY_WEBHOOK_PRIVATE_TARGETS', 'whether webhooks may target private and loopback addresses'],
   ['AGENTRY_UI_SESSION_TTL', 'how long a web-page sign-in lasts (a duration)'],
   ['AGENTRY_PREVIEW_DOMAIN', 'preview URLs at https://<token>.<domain>/ (wildcard DNS and TLS)'],
+  ['AGENTRY_MODEL_GATEWAY', 'enabled or disabled: the model gateway at /model-gateway'],
+  ['AGENTRY_MODEL_UPSTREAMS', 'where the model gateway forwards, JSON provider → URL'],
+  ['AGENTRY_MODEL_PRICES_FILE', 'the model price table (YAML or JSON)'],
 ])}  More settings (S3, SQS, limits): docs/configuration.md#settings.
 
 example:
@@ -120,6 +124,7 @@ async function openApiServer(config: Config, logger: Logger) {
     previewDomain: config.AGENTRY_PREVIEW_DOMAIN,
     previewWakeTimeoutMs: parseDuration(config.AGENTRY_PREVIEW_WAKE_TIMEOUT),
     ...(notificationQueues === undefined ? {} : { notificationQueues }),
+    modelGateway: await modelGatewaySettingsOf(config),
   });
   const server = createServer(app);
   server.on('upgrade', upgradeListenerOf(app));

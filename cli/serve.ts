@@ -36,6 +36,7 @@ import { pathToFileURL } from 'node:url';
 import { AGENTRY_VERSION } from '../platform/version.js';
 import { ensureBootstrapKey, ensureDefaultOrganization } from './bootstrap.js';
 import { webhookDeliverySettings } from './webhook-delivery-settings.js';
+import { modelGatewaySettingsOf } from './model-gateway-settings.js';
 
 export interface RunningServer {
   server: Server;
@@ -241,6 +242,8 @@ export async function serve(config: Config, announce: (line: string) => void): P
     uiSessionTtlMs: parseDuration(config.AGENTRY_UI_SESSION_TTL),
     previewDomain: config.AGENTRY_PREVIEW_DOMAIN,
     previewWakeTimeoutMs: parseDuration(config.AGENTRY_PREVIEW_WAKE_TIMEOUT),
+    // One machine: the gateway injects the keys of whoever runs `agentry serve`, as dispatch did.
+    modelGateway: await modelGatewaySettingsOf(config, executorEnvOfThisProcess(executors)),
     version: AGENTRY_VERSION,
     isReady: () => ready,
   });

@@ -1,5 +1,5 @@
 /**
- * A request URL as logs may show it: share-link tokens and the signatures of signed URLs are
+ * A request URL as logs may show it: share-link tokens, prompt tokens and the signatures of signed URLs are
  * bearer credentials (whoever holds one reads the task or the object), so they become "[redacted]";
  * the rest of the path and query stays for debugging.
  */
@@ -11,6 +11,8 @@ const CREDENTIAL_PARAMS = new Set([
   'token',
   'api_key',
   'api-key',
+  // The model gateway's Gemini calls may carry the prompt token as `?key=` (Google's convention).
+  'key',
 ]);
 // The API's share links (/v1/share/…), the share page (/share/…) and preview URLs (/previews/…) carry a token.
 const SHARE_PATH = /^((?:\/v1)?\/share\/|\/previews\/)[^/?#]+/;

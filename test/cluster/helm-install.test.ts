@@ -138,7 +138,7 @@ describe('helm install', () => {
     expect(created?.spec.plan).toBe('pro');
   });
 
-  it('lets the API account read what it serves and its own Secrets, create Secrets elsewhere, and nothing more', async () => {
+  it("lets the API account read what it serves, its own Secrets and the executors' keys, create Secrets elsewhere, record model usage, and nothing more", async () => {
     const table: [AccessQuestion, boolean][] = [
       [{ verb: 'list', resource: 'tasks', ...agentry }, true],
       [{ verb: 'watch', resource: 'organizations', ...agentry }, true],
@@ -148,13 +148,27 @@ describe('helm install', () => {
       [{ verb: 'create', resource: 'secrets', namespace }, true],
       [{ verb: 'create', resource: 'secrets', namespace: orgNamespace }, true],
       [{ verb: 'get', resource: 'secrets', namespace: orgNamespace, name: 'context-lake-credentials' }, true],
-      [{ verb: 'get', resource: 'secrets', namespace: orgNamespace, name: 'agentry-executor-claude' }, false],
+      // The model gateway reads the executors' provider keys by name, and no other Secret there.
+      [{ verb: 'get', resource: 'secrets', namespace: orgNamespace, name: 'agentry-executor-claude' }, true],
+      [{ verb: 'get', resource: 'secrets', namespace: orgNamespace, name: 'task-env-anything' }, false],
       [{ verb: 'list', resource: 'secrets', namespace: orgNamespace }, false],
       [{ verb: 'delete', resource: 'secrets', namespace: orgNamespace }, false],
       [{ verb: 'get', resource: 'secrets', namespace: otherNamespace, name: 'anything' }, false],
       [{ verb: 'list', resource: 'secrets' }, false],
+      // The model gateway records usage in Task and Organization status.
       [
         { verb: 'update', resource: 'tasks', subresource: 'status', namespace: orgNamespace, ...agentry },
+        true,
+      ],
+      [{ verb: 'update', resource: 'organizations', subresource: 'status', ...agentry }, true],
+      [
+        {
+          verb: 'update',
+          resource: 'agentcomputers',
+          subresource: 'status',
+          namespace: orgNamespace,
+          ...agentry,
+        },
         false,
       ],
       [{ verb: 'delete', resource: 'tasks', namespace: orgNamespace, ...agentry }, false],

@@ -10,6 +10,7 @@ import type { ApiAppOptions } from '../../api/app.js';
 import { issueApiKey } from '../../api/auth/api-keys.js';
 import type { Scope } from '../../api/auth/scopes.js';
 import type { ArtifactLimits } from '../../api/agent-computer/artifacts/routes.js';
+import type { ModelGatewaySettings } from '../../api/model-gateway/routes.js';
 import { ReadModel } from '../../api/read-model.js';
 import { OrganizationSpecSchema, OrganizationType, apiVersionOf } from '../../crds/index.js';
 import type { Organization } from '../../crds/index.js';
@@ -91,6 +92,11 @@ const previewSettings = (
     : { previewWakeTimeoutMs: options.previewWakeTimeoutMs }),
 });
 
+/** The model gateway's settings a test gave (the app's defaults otherwise). */
+const modelGatewayOption = (
+  settings: ModelGatewaySettings | undefined,
+): Pick<ApiAppOptions, 'modelGateway'> => (settings === undefined ? {} : { modelGateway: settings });
+
 /** Polls until `check` holds: for effects that reach the API's caches through a watch. */
 export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -162,6 +168,8 @@ export async function startTestApi(
     logDestination?: { write(line: string): void };
     /** The level of the lines `logDestination` receives (default debug; a bench logs at info as served). */
     logLevel?: LevelWithSilent;
+    /** The model gateway's settings (upstreams at a stand-in); default: the app's. */
+    modelGateway?: ModelGatewaySettings;
   } & WebPageOptions &
     PreviewOptions = {},
 ): Promise<TestApi> {
@@ -205,6 +213,7 @@ export async function startTestApi(
     ...contextLakeOptions(options),
     ...(options.now === undefined ? {} : { now: options.now }),
     ...previewSettings(options),
+    ...modelGatewayOption(options.modelGateway),
   });
   server.on('request', app);
   server.on('upgrade', upgradeListenerOf(app));

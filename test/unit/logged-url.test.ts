@@ -32,4 +32,10 @@ describe('loggedUrl', () => {
   it('survives a malformed escape in a parameter name', () => {
     expect(loggedUrl('/x?%E0%A4%A=1&token=t')).toBe('/x?%E0%A4%A=1&token=[redacted]');
   });
+
+  it("redacts a model gateway call's prompt token given as Gemini's key parameter", () => {
+    expect(
+      loggedUrl('/model-gateway/gemini/v1beta/models/m:streamGenerateContent?alt=sse&key=agp1.a.b'),
+    ).toBe('/model-gateway/gemini/v1beta/models/m:streamGenerateContent?alt=sse&key=[redacted]');
+  });
 });

@@ -1,6 +1,7 @@
 // The OpenAPI document against the server and a linter: every route the app mounts is a path of the
 // document and nothing else is, and Redocly's CLI (recommended rules) finds no problem in it.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { MODEL_GATEWAY_PATH } from '../../../platform/model-gateway/providers.js';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -86,8 +87,13 @@ describe('the OpenAPI document', () => {
     const storage = documented(document.paths).filter((op) => op.includes(` ${STORAGE_PATH}`));
     expect(storage.sort()).toEqual(['get /v1/storage/{key}', 'put /v1/storage/{key}']);
     expect(middlewarePaths).toContain(STORAGE_PATH);
-    // The web pages' session is not part of the JSON API (docs/api.md#web-pages).
-    const apiRoutes = routes.filter((route) => !route.endsWith(` ${SESSION_PATH}`));
+    // The web pages' session is not part of the JSON API (docs/api.md#web-pages), nor is the model
+    // gateway, which agents call with a prompt token (docs/model-gateway.md).
+    const gateway = `${MODEL_GATEWAY_PATH}/*path`;
+    expect(routes).toContain(`post ${gateway}`);
+    const apiRoutes = routes.filter(
+      (route) => !route.endsWith(` ${SESSION_PATH}`) && !route.endsWith(` ${gateway}`),
+    );
     expect(
       documented(document.paths)
         .filter((op) => !storage.includes(op))

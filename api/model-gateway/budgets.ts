@@ -1,0 +1,53 @@
+import { TaskType, budgetReached } from '../../crds/index.js';
+import type { Organization, OrganizationStatus, Task, TaskStatus } from '../../crds/index.js';
+import type { PromptTokenClaims } from '../../platform/model-gateway/token.js';
+import { updateStatus } from '../../platform/store/status-writer.js';
+import type { ResourceStore } from '../../platform/store/types.js';
+import type { ReadModel } from '../read-model.js';
+import { usagePeriodOf } from './usage-sums.js';
+
+/** Which budget stopped a prompt (Task `status.prompts[].budgetExceeded`). */
+export type ExceededBudget = 'task' | 'organization';
+
+/** The organization's usage of the month of `at` (a record of an earlier month counts nothing). */
+export const usageThisMonth = (status: OrganizationStatus | undefined, at: Date) =>
+  status?.usage?.period === usagePeriodOf(at) ? status.usage : undefined;
+
+/** The budget `task` or `organization` has reached, the task's first; undefined while both have room. */
+export function exceededBudget(task: Task, organization: Organization, at: Date): ExceededBudget | undefined {
+  if (budgetReached(task.status?.usage, task.spec.budget)) return 'task';
+  if (budgetReached(usageThisMonth(organization.status, at), organization.spec.budget)) return 'organization';
+  return undefined;
+}
+
+/** `status` with the prompt's entry marked (a mark already there stays: the first budget reached is the cause). */
+export function withBudgetMark(status: TaskStatus, prompt: string, budget: ExceededBudget): TaskStatus {
+  if (status.prompts === undefined) return status;
+  return {
+    ...status,
+    prompts: status.prompts.map((entry) =>
+      entry.id === prompt && entry.budgetExceeded === undefined
+        ? { ...entry, budgetExceeded: budget }
+        : entry,
+    ),
+  };
+}
+
+/**
+ * Marks the prompt of `claims` as stopped by `budget`; the Task reconciler ends a marked prompt
+ * (failureReason budget_exceeded). Every other field of the status stays as read.
+ */
+export async function markBudgetExceeded(
+  store: ResourceStore,
+  readModel: ReadModel,
+  claims: PromptTokenClaims,
+  budget: ExceededBudget,
+): Promise<void> {
+  const written = await updateStatus(
+    store,
+    TaskType,
+    { namespace: claims.namespace, name: claims.task },
+    (task) => withBudgetMark(task.status ?? {}, claims.prompt, budget),
+  );
+  if (written !== undefined) readModel.observeTask(written);
+}
