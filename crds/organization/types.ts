@@ -125,3 +125,9 @@ export type Organization = CustomResource<OrganizationSpec, OrganizationStatus>;
 /** The namespace an organization's resources live in. */
 export const organizationNamespace = (org: Organization): string =>
   org.spec.namespace ?? org.status?.namespace ?? `agentry-org-${org.metadata.name}`;
+
+/** The organization whose resources live in `namespace`, among `organizations`. */
+export const organizationOfNamespace = (
+  organizations: readonly Organization[],
+  namespace: string,
+): Organization | undefined => organizations.find((org) => organizationNamespace(org) === namespace);

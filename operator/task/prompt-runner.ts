@@ -15,7 +15,8 @@ import {
 import { awaitsDispatch, canDispatch } from './pass.js';
 import type { WorkspaceAccess } from './workspace-access.js';
 import type { TaskPass } from './pass.js';
-import { endedEntry, withRunnerState } from './prompt-progress.js';
+import { promptBudgetBreach, taskBudgetBreach } from './budget.js';
+import { budgetFailedEntry, endedEntry, withRunnerState } from './prompt-progress.js';
 
 export interface PromptRunnerOptions {
   store: ResourceStore;
@@ -76,6 +77,28 @@ export class PromptRunner {
             )
           : withRunnerState(entry, state);
       await this.enforceTimeLimit(pass, index, runner);
+    }
+  }
+
+  /**
+   * Prompts past a budget (docs/adr/0009, level-based): one the model gateway flagged, or any of a
+   * task or organization whose usage reached its budget, is stopped in the runner as a cancel is and
+   * fails with reason budget_exceeded; one never dispatched fails without being dispatched.
+   */
+  async stopOverBudget(pass: TaskPass): Promise<void> {
+    const taskBreach = taskBudgetBreach(pass.task, pass.organization, pass.now);
+    for (const [index, entry] of pass.entries.entries()) {
+      if (isTerminal(entry.status)) continue;
+      const breach = promptBudgetBreach(entry, taskBreach, pass.task, pass.organization);
+      if (breach === undefined) continue;
+      if (entry.dispatchedAt !== undefined && pass.runner !== undefined) {
+        const state = await this.askRunner(() =>
+          pass.runner?.cancelPrompt(pass.task.metadata.name, entry.id),
+        );
+        // Recorded once the runner has stopped it (a runner down now is asked again next pass).
+        if (state === 'unreachable') continue;
+      }
+      pass.entries[index] = budgetFailedEntry(entry, pass.now, breach.message);
     }
   }
 

@@ -1,0 +1,75 @@
+import { budgetReached } from '../../crds/index.js';
+import type { ModelBudget, ModelUsage, Organization, PromptStatusEntry, Task } from '../../crds/index.js';
+
+/** Whose budget stopped a prompt: the task's own, or its organization's for the month. */
+export type BudgetScope = 'task' | 'organization';
+
+/** A budget a prompt may not run past, and the error its prompt fails with. */
+export interface BudgetBreach {
+  scope: BudgetScope;
+  message: string;
+}
+
+/** `YYYY-MM` of `now` in UTC: the month an organization's usage counts (Organization.status.usage.period). */
+export const usagePeriodOf = (now: Date): string => now.toISOString().slice(0, 7);
+
+/** "$5.00" or "1000 tokens": the limit of `budget` that `usage` reached (the cost first). */
+function reachedLimit(budget: ModelBudget | undefined, usage: ModelUsage | undefined): string | undefined {
+  if (budget === undefined) return undefined;
+  if (usage !== undefined && budget.maxCostUsd !== undefined && usage.costUsd >= budget.maxCostUsd)
+    return `$${budget.maxCostUsd.toFixed(2)}`;
+  if (usage !== undefined && budget.maxTokens !== undefined && budgetReached(usage, budget))
+    return `${budget.maxTokens} tokens`;
+  return undefined;
+}
+
+function breachMessage(scope: BudgetScope, limit: string | undefined): string {
+  const whose = scope === 'task' ? "the task's budget" : "the organization's monthly budget";
+  return limit === undefined ? `${whose} was reached` : `${whose} of ${limit} was reached`;
+}
+
+/** The organization's usage of the current month (an older period counts as none). */
+function organizationUsage(organization: Organization | undefined, now: Date): ModelUsage | undefined {
+  const usage = organization?.status?.usage;
+  return usage?.period === usagePeriodOf(now) ? usage : undefined;
+}
+
+/**
+ * The budget the task's prompts are over, if any (docs/adr/0009: level-based): the task's own
+ * `spec.budget` against `status.usage`, then the organization's against this month's usage.
+ */
+export function taskBudgetBreach(
+  task: Task,
+  organization: Organization | undefined,
+  now: Date,
+): BudgetBreach | undefined {
+  const taskLimit = reachedLimit(task.spec.budget, task.status?.usage);
+  if (taskLimit !== undefined) return { scope: 'task', message: breachMessage('task', taskLimit) };
+  const orgLimit = reachedLimit(organization?.spec.budget, organizationUsage(organization, now));
+  if (orgLimit !== undefined)
+    return { scope: 'organization', message: breachMessage('organization', orgLimit) };
+  return undefined;
+}
+
+/**
+ * The budget one prompt may not run past: the one the model gateway flagged it for
+ * (`budgetExceeded`), else the task's level. A flag names the limit when the budget is still set.
+ */
+export function promptBudgetBreach(
+  entry: PromptStatusEntry,
+  taskBreach: BudgetBreach | undefined,
+  task: Task,
+  organization: Organization | undefined,
+): BudgetBreach | undefined {
+  const flagged = entry.budgetExceeded;
+  if (flagged === undefined) return taskBreach;
+  if (taskBreach?.scope === flagged) return taskBreach;
+  const budget = flagged === 'task' ? task.spec.budget : organization?.spec.budget;
+  const limit =
+    budget?.maxCostUsd !== undefined
+      ? `$${budget.maxCostUsd.toFixed(2)}`
+      : budget?.maxTokens === undefined
+        ? undefined
+        : `${budget.maxTokens} tokens`;
+  return { scope: flagged, message: breachMessage(flagged, limit) };
+}
