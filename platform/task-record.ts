@@ -109,6 +109,15 @@ function promptRecord(prompt: PromptSpec, entry: PromptStatusEntry | undefined):
     submittedAt: isoMillis(prompt.submittedAt),
     startedAt: millisOrNull(entry?.startedAt),
     completedAt: millisOrNull(completedAt),
+    ...outcomeFields(entry),
+  };
+}
+
+/** What the operator and the model gateway recorded of a prompt's run. */
+function outcomeFields(
+  entry: PromptStatusEntry | undefined,
+): Pick<PromptRecord, 'finalResult' | 'error' | 'lastSeq' | 'usage' | 'failureReason'> {
+  return {
     finalResult: entry?.finalResult ?? null,
     error: entry?.error ?? null,
     lastSeq: entry?.lastSeq === undefined || entry.lastSeq < 0 ? null : entry.lastSeq,
@@ -117,8 +126,19 @@ function promptRecord(prompt: PromptSpec, entry: PromptStatusEntry | undefined):
   };
 }
 
-/** The task's usage totals as the record shows them (when they were last added to is the gateway's business). */
-function usageRecord(task: Task): TaskRecord['usage'] {
+/**
+ * The task's budget, what the model gateway counted (without when it last added to it) and what
+ * the egress proxy refused (docs/adr/0009).
+ */
+function modelAccessFields(task: Task): Pick<TaskRecord, 'budget' | 'usage' | 'egressDenials'> {
+  return {
+    budget: task.spec.budget ?? null,
+    usage: usageTotals(task),
+    egressDenials: task.status?.egressDenials ?? [],
+  };
+}
+
+function usageTotals(task: Task): TaskRecord['usage'] {
   const usage = task.status?.usage;
   if (usage === undefined) return null;
   const { updatedAt: _updatedAt, ...totals } = usage;
@@ -163,9 +183,7 @@ export function presentTask(task: Task, presentation: TaskPresentation): TaskRec
       ]) ?? createdAt,
     completedAt,
     finalResult: last?.finalResult ?? null,
-    budget: task.spec.budget ?? null,
-    usage: usageRecord(task),
-    egressDenials: task.status?.egressDenials ?? [],
+    ...modelAccessFields(task),
     prompts,
   };
 }

@@ -109,7 +109,7 @@ export class TaskReconciler implements Reconciler {
       runner: this.runnerOf(workspace),
       entries: entriesOf(task),
       now,
-      organization: this.options.organizationOf?.(namespace),
+      organization: this.organizationOf(namespace),
     };
     await this.converge(pass);
     await this.writeStatus(pass);
@@ -122,6 +122,11 @@ export class TaskReconciler implements Reconciler {
       await hibernateEphemeralWorkspace(store, this.options.events, task, idle.workspace);
     this.follow(pass);
     return soonest(this.requeue(pass), idle === undefined || idle.waitMs === 0 ? undefined : idle.waitMs);
+  }
+
+  /** The task's organization from the operator's cache, when it has one (budgets). */
+  private organizationOf(namespace: string): Organization | undefined {
+    return this.options.organizationOf?.(namespace);
   }
 
   private async converge(pass: TaskPass): Promise<void> {
