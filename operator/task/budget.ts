@@ -13,14 +13,21 @@ export interface BudgetBreach {
 /** `YYYY-MM` of `now` in UTC: the month an organization's usage counts (Organization.status.usage.period). */
 export const usagePeriodOf = (now: Date): string => now.toISOString().slice(0, 7);
 
+const costText = (usd: number): string => `$${usd.toFixed(2)}`;
+const tokensText = (tokens: number): string => `${tokens} tokens`;
+
 /** "$5.00" or "1000 tokens": the limit of `budget` that `usage` reached (the cost first). */
 function reachedLimit(budget: ModelBudget | undefined, usage: ModelUsage | undefined): string | undefined {
-  if (budget === undefined) return undefined;
-  if (usage !== undefined && budget.maxCostUsd !== undefined && usage.costUsd >= budget.maxCostUsd)
-    return `$${budget.maxCostUsd.toFixed(2)}`;
-  if (usage !== undefined && budget.maxTokens !== undefined && budgetReached(usage, budget))
-    return `${budget.maxTokens} tokens`;
-  return undefined;
+  if (budget === undefined || usage === undefined || !budgetReached(usage, budget)) return undefined;
+  if (budget.maxCostUsd !== undefined && usage.costUsd >= budget.maxCostUsd)
+    return costText(budget.maxCostUsd);
+  return budget.maxTokens === undefined ? undefined : tokensText(budget.maxTokens);
+}
+
+/** A budget's first limit (the gateway judged which one it reached). */
+function firstLimit(budget: ModelBudget | undefined): string | undefined {
+  if (budget?.maxCostUsd !== undefined) return costText(budget.maxCostUsd);
+  return budget?.maxTokens === undefined ? undefined : tokensText(budget.maxTokens);
 }
 
 function breachMessage(scope: BudgetScope, limit: string | undefined): string {
@@ -65,11 +72,5 @@ export function promptBudgetBreach(
   if (flagged === undefined) return taskBreach;
   if (taskBreach?.scope === flagged) return taskBreach;
   const budget = flagged === 'task' ? task.spec.budget : organization?.spec.budget;
-  const limit =
-    budget?.maxCostUsd !== undefined
-      ? `$${budget.maxCostUsd.toFixed(2)}`
-      : budget?.maxTokens === undefined
-        ? undefined
-        : `${budget.maxTokens} tokens`;
-  return { scope: flagged, message: breachMessage(flagged, limit) };
+  return { scope: flagged, message: breachMessage(flagged, firstLimit(budget)) };
 }

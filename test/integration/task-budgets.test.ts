@@ -16,6 +16,7 @@ import type { TestApi } from '../support/api-server.js';
 import { startEmbeddedStack } from '../support/embedded-stack.js';
 import type { EmbeddedStack } from '../support/embedded-stack.js';
 import { hostPidOf } from '../support/host-pids.js';
+import { processGone } from '../support/runner-client.js';
 import { until } from '../support/until.js';
 
 const ORG = 'budgets';
@@ -71,15 +72,6 @@ function sleeperPids(workspaceId: string): Promise<number[]> {
     const host = await Promise.all([hostPidOf(Number(shell), code), hostPidOf(Number(child), code)]);
     return host.every((pid) => pid !== undefined) ? host : undefined;
   });
-}
-
-function processGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
 }
 
 const untilGone = (pids: readonly number[]) =>
