@@ -1,5 +1,5 @@
 import { isTerminal } from '../../crds/index.js';
-import type { PromptSpec } from '../../crds/index.js';
+import type { PromptSpec, PromptStatusEntry } from '../../crds/index.js';
 import type { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import { RunnerRequestError } from '../../platform/runner-client.js';
@@ -91,15 +91,22 @@ export class PromptRunner {
       if (isTerminal(entry.status)) continue;
       const breach = promptBudgetBreach(entry, taskBreach, pass.task, pass.organization);
       if (breach === undefined) continue;
-      if (entry.dispatchedAt !== undefined && pass.runner !== undefined) {
-        const state = await this.askRunner(() =>
-          pass.runner?.cancelPrompt(pass.task.metadata.name, entry.id),
-        );
-        // Recorded once the runner has stopped it (a runner down now is asked again next pass).
-        if (state === 'unreachable') continue;
-      }
-      pass.entries[index] = budgetFailedEntry(entry, pass.now, breach.message);
+      const state = await this.stopInRunner(pass, entry);
+      // Recorded once the runner has stopped it (a runner down now is asked again next pass).
+      if (state === 'unreachable') continue;
+      // A prompt that ended on its own before the stop keeps its own outcome.
+      pass.entries[index] =
+        state !== undefined && state.status !== 'canceled' && isTerminal(state.status)
+          ? withRunnerState(entry, state)
+          : budgetFailedEntry(entry, pass.now, breach.message);
     }
+  }
+
+  /** Stops a dispatched prompt as a cancel does; answers the runner's state (none: not dispatched). */
+  private async stopInRunner(pass: TaskPass, entry: PromptStatusEntry) {
+    if (entry.dispatchedAt === undefined || pass.runner === undefined) return undefined;
+    const runner = pass.runner;
+    return this.askRunner(() => runner.cancelPrompt(pass.task.metadata.name, entry.id));
   }
 
   /** Sends every waiting prompt to the runner, in order; the runner runs them one at a time. */
