@@ -1,4 +1,4 @@
-import { budgetReached } from '../../crds/index.js';
+import { budgetReached, usageThisMonth } from '../../crds/index.js';
 import type { ModelBudget, ModelUsage, Organization, PromptStatusEntry, Task } from '../../crds/index.js';
 
 /** Whose budget stopped a prompt: the task's own, or its organization's for the month. */
@@ -9,9 +9,6 @@ export interface BudgetBreach {
   scope: BudgetScope;
   message: string;
 }
-
-/** `YYYY-MM` of `now` in UTC: the month an organization's usage counts (Organization.status.usage.period). */
-export const usagePeriodOf = (now: Date): string => now.toISOString().slice(0, 7);
 
 const costText = (usd: number): string => `$${usd.toFixed(2)}`;
 const tokensText = (tokens: number): string => `${tokens} tokens`;
@@ -35,12 +32,6 @@ function breachMessage(scope: BudgetScope, limit: string | undefined): string {
   return limit === undefined ? `${whose} was reached` : `${whose} of ${limit} was reached`;
 }
 
-/** The organization's usage of the current month (an older period counts as none). */
-function organizationUsage(organization: Organization | undefined, now: Date): ModelUsage | undefined {
-  const usage = organization?.status?.usage;
-  return usage?.period === usagePeriodOf(now) ? usage : undefined;
-}
-
 /**
  * The budget the task's prompts are over, if any (docs/adr/0009: level-based): the task's own
  * `spec.budget` against `status.usage`, then the organization's against this month's usage.
@@ -52,7 +43,7 @@ export function taskBudgetBreach(
 ): BudgetBreach | undefined {
   const taskLimit = reachedLimit(task.spec.budget, task.status?.usage);
   if (taskLimit !== undefined) return { scope: 'task', message: breachMessage('task', taskLimit) };
-  const orgLimit = reachedLimit(organization?.spec.budget, organizationUsage(organization, now));
+  const orgLimit = reachedLimit(organization?.spec.budget, usageThisMonth(organization?.status, now));
   if (orgLimit !== undefined)
     return { scope: 'organization', message: breachMessage('organization', orgLimit) };
   return undefined;

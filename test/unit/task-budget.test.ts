@@ -6,7 +6,8 @@ import type {
   PromptStatusEntry,
   Task,
 } from '../../crds/index.js';
-import { promptBudgetBreach, taskBudgetBreach, usagePeriodOf } from '../../operator/task/budget.js';
+import { usagePeriodOf } from '../../crds/index.js';
+import { promptBudgetBreach, taskBudgetBreach } from '../../operator/task/budget.js';
 import { taskFixture } from '../support/task-fixture.js';
 
 const P1 = '00000000-0000-4000-8000-000000000001';
