@@ -5,7 +5,7 @@ import { startOperator } from '../operator/operator.js';
 import { notificationQueuesFromConfig } from '../platform/lake-notifications/queues.js';
 import { KubevirtRuntime } from '../operator/runtimes/kubevirt.js';
 import { PodRuntime } from '../operator/runtimes/pod.js';
-import { egressWith } from '../operator/runtimes/network-policy.js';
+import { API_POD_PORT_NAME, egressWith } from '../operator/runtimes/network-policy.js';
 import type { WorkloadRuntime } from '../operator/runtimes/types.js';
 import type { Config } from '../platform/config.js';
 import { ConfigSchema, loadConfig, publicUrlOf } from '../platform/config.js';
@@ -61,6 +61,10 @@ export const operatorCommand: CliCommand = {
   },
 };
 
+/** The API server as workspaces reach it, when prompts go through its model gateway (docs/adr/0009). */
+const modelGatewayUrl = (config: Config): string | undefined =>
+  config.AGENTRY_MODEL_GATEWAY === 'enabled' ? config.AGENTRY_INTERNAL_URL : undefined;
+
 function clusterRuntimes(
   store: ResourceStore,
   config: Config,
@@ -80,7 +84,12 @@ function clusterRuntimes(
       nodeSelector: config.AGENTRY_WORKLOAD_NODE_SELECTOR,
       tolerations: config.AGENTRY_WORKLOAD_TOLERATIONS,
     },
-    egress: egressWith(config.AGENTRY_WORKLOAD_EGRESS_ALLOW),
+    egress: {
+      ...egressWith(config.AGENTRY_WORKLOAD_EGRESS_ALLOW),
+      ...(modelGatewayUrl(config) === undefined
+        ? {}
+        : { apiServer: { controlNamespace: config.AGENTRY_NAMESPACE, port: API_POD_PORT_NAME } }),
+    },
     // Context lakes: the lake server's image (pods) or VM disk (kubevirt), and what datasets may read.
     lake: {
       image: config.AGENTRY_LAKE_IMAGE,
@@ -157,6 +166,7 @@ export async function runOperatorCommand(config: Config): Promise<number> {
     deletedTaskRetentionMs: parseDuration(config.AGENTRY_DELETED_TASK_RETENTION),
     webhooks: webhookDeliverySettings(config, false),
     defaultWorkspacePool: config.AGENTRY_DEFAULT_WORKSPACE_POOL ?? undefined,
+    workspaceAccess: { gatewayUrl: modelGatewayUrl(config) },
     ...(lakeNotificationQueues === undefined ? {} : { lakeNotificationQueues }),
     ...(config.AGENTRY_LEADER_ELECTION
       ? { leaderElection: { namespace: config.AGENTRY_NAMESPACE, name: 'agentry-operator' } }

@@ -131,6 +131,22 @@ function executorEnvOfThisProcess(executors: ExecutorCatalog): Record<string, st
 }
 
 /**
+ * Where local runners reach the model gateway: AGENTRY_INTERNAL_URL, else this process's own port
+ * on loopback (a wildcard listen address is not one to connect to). Undefined when the gateway is off.
+ */
+function embeddedGatewayUrl(config: Config, port: number): string | undefined {
+  if (config.AGENTRY_MODEL_GATEWAY === 'disabled') return undefined;
+  if (config.AGENTRY_INTERNAL_URL !== undefined) return config.AGENTRY_INTERNAL_URL;
+  const wildcard = ['0.0.0.0', '::', '[::]'].includes(config.AGENTRY_HOST);
+  const host = wildcard
+    ? '127.0.0.1'
+    : config.AGENTRY_HOST.includes(':') && !config.AGENTRY_HOST.startsWith('[')
+      ? `[${config.AGENTRY_HOST}]`
+      : config.AGENTRY_HOST;
+  return `http://${host}:${port}`;
+}
+
+/**
  * The operator in this process, running agent computers as local runner processes under the data
  * directory. Runners are started the way this process was (same node flags and entry point).
  */
@@ -144,8 +160,11 @@ async function startEmbeddedOperator(
     executors: ExecutorCatalog;
     objectStore: ObjectStore;
     lakeNotificationQueues?: SqsNotificationQueues;
+    /** The model gateway as runners reach it; undefined: off (keys go into executors' environment). */
+    gatewayUrl: string | undefined;
   },
 ): Promise<{ operator: RunningOperator; runtime: ProcessRuntime }> {
+  const { gatewayUrl, ...options } = shared;
   let notify: (namespace: string, name: string, program: 'runner' | 'lake') => void = () => undefined;
   const runtime = new ProcessRuntime({
     dataDir: config.AGENTRY_DATA_DIR,
@@ -168,8 +187,9 @@ async function startEmbeddedOperator(
     runtimes: new Map([['process', runtime]]),
     defaultRuntime: 'process',
     controlNamespace: config.AGENTRY_NAMESPACE,
-    ...shared,
+    ...options,
     executorEnvFallback: executorEnvOfThisProcess(shared.executors),
+    workspaceAccess: { gatewayUrl },
     skills: await loadSkillCatalog(config.AGENTRY_SKILLS_FILE),
     deletedTaskRetentionMs: parseDuration(config.AGENTRY_DELETED_TASK_RETENTION),
     webhooks: webhookDeliverySettings(config, true),
@@ -215,6 +235,7 @@ export async function serve(config: Config, announce: (line: string) => void): P
     installationKey,
     executors,
     objectStore,
+    gatewayUrl: embeddedGatewayUrl(config, port),
     ...(notificationQueues === undefined ? {} : { lakeNotificationQueues: notificationQueues }),
   });
   const readModel = new ReadModel(store, { controlNamespace: config.AGENTRY_NAMESPACE, logger });

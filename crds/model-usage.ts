@@ -88,3 +88,6 @@ export function budgetReached(usage: ModelUsage | undefined, budget: ModelBudget
   if (budget.maxCostUsd !== undefined && usage.costUsd >= budget.maxCostUsd) return true;
   return budget.maxTokens !== undefined && usage.inputTokens + usage.outputTokens >= budget.maxTokens;
 }
+
+/** `YYYY-MM` of `at` in UTC: the month an organization's usage counts (its status.usage.period). */
+export const usagePeriodOf = (at: Date): string => at.toISOString().slice(0, 7);

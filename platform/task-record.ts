@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import {
+  EgressDenialSchema,
+  ModelBudgetSchema,
+  ModelUsageSchema,
+  ModelUsageTotalsSchema,
+  PromptFailureReasonSchema,
   PromptStatusSchema,
   TaskStatusValueSchema,
   VisibilitySchema,
@@ -29,6 +34,10 @@ export const PromptRecordSchema = z.object({
   error: z.string().nullable(),
   /** Seq of this prompt's last event so far (null before its first): resume its stream after it. */
   lastSeq: z.number().int().nullable(),
+  /** What the model gateway counted for this prompt (null: no model call went through it). */
+  usage: ModelUsageSchema.nullable(),
+  /** A machine-readable cause of a failure (budget_exceeded), null when none. */
+  failureReason: PromptFailureReasonSchema.nullable(),
 });
 export type PromptRecord = z.infer<typeof PromptRecordSchema>;
 
@@ -50,6 +59,12 @@ const taskRecordFields = {
   updatedAt: z.string(),
   completedAt: z.string().nullable(),
   finalResult: z.string().nullable(),
+  /** The task's model spending limit (POST /tasks `budget`), null when it has none. */
+  budget: ModelBudgetSchema.nullable(),
+  /** What the model gateway counted for all the task's prompts, per model too; null before any call. */
+  usage: ModelUsageTotalsSchema.omit({ updatedAt: true }).nullable(),
+  /** Connections the egress proxy refused for the task, one entry per host, port and reason. */
+  egressDenials: z.array(EgressDenialSchema),
 };
 
 /** The task record of docs/api.md#tasks (GET /tasks/:id, cancel, the share link). */
@@ -94,10 +109,40 @@ function promptRecord(prompt: PromptSpec, entry: PromptStatusEntry | undefined):
     submittedAt: isoMillis(prompt.submittedAt),
     startedAt: millisOrNull(entry?.startedAt),
     completedAt: millisOrNull(completedAt),
+    ...outcomeFields(entry),
+  };
+}
+
+/** What the operator and the model gateway recorded of a prompt's run. */
+function outcomeFields(
+  entry: PromptStatusEntry | undefined,
+): Pick<PromptRecord, 'finalResult' | 'error' | 'lastSeq' | 'usage' | 'failureReason'> {
+  return {
     finalResult: entry?.finalResult ?? null,
     error: entry?.error ?? null,
     lastSeq: entry?.lastSeq === undefined || entry.lastSeq < 0 ? null : entry.lastSeq,
+    usage: entry?.usage ?? null,
+    failureReason: entry?.failureReason ?? null,
   };
+}
+
+/**
+ * The task's budget, what the model gateway counted (without when it last added to it) and what
+ * the egress proxy refused (docs/adr/0009).
+ */
+function modelAccessFields(task: Task): Pick<TaskRecord, 'budget' | 'usage' | 'egressDenials'> {
+  return {
+    budget: task.spec.budget ?? null,
+    usage: usageTotals(task),
+    egressDenials: task.status?.egressDenials ?? [],
+  };
+}
+
+function usageTotals(task: Task): TaskRecord['usage'] {
+  const usage = task.status?.usage;
+  if (usage === undefined) return null;
+  const { updatedAt: _updatedAt, ...totals } = usage;
+  return totals;
 }
 
 const latest = (times: readonly (string | null | undefined)[]): string | undefined =>
@@ -138,6 +183,7 @@ export function presentTask(task: Task, presentation: TaskPresentation): TaskRec
       ]) ?? createdAt,
     completedAt,
     finalResult: last?.finalResult ?? null,
+    ...modelAccessFields(task),
     prompts,
   };
 }

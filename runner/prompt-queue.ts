@@ -22,6 +22,7 @@ export interface PromptQueueOptions {
   logger: Logger;
   now?: () => Date;
   prepTimeoutMs?: number;
+  meteredUsageTimeoutMs?: number | undefined;
 }
 
 interface Terminal {

@@ -2,7 +2,8 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../platform/log.js';
 import type { DispatchPrompt, EventType } from '../platform/runner-protocol.js';
-import type { ExecutorOutcome, RunExecutor } from './executors/types.js';
+import type { ExecutorOutcome, ExecutorRun, RunExecutor } from './executors/types.js';
+import { fetchMeteredUsage } from './metered-usage.js';
 import { prepareAgent } from './agent-setup.js';
 import { prepareWorkspace, WorkspacePrepError } from './workspace-prep.js';
 
@@ -15,12 +16,22 @@ export interface PromptRunContext {
   logger: Logger;
   /** Preparing the workspace (clone, downloads) fails after this long. */
   prepTimeoutMs?: number;
+  /** How long the model gateway has to answer the prompt's usage (default 5 s). */
+  meteredUsageTimeoutMs?: number | undefined;
 }
 
 export interface PromptToRun {
   taskId: string;
   promptId: string;
   request: DispatchPrompt;
+}
+
+/** Where the result's `metered` figures come from: the model gateway, when the prompt uses it. */
+function meteredUsageOf(context: PromptRunContext, prompt: PromptToRun): Pick<ExecutorRun, 'meteredUsage'> {
+  const gateway = prompt.request.modelGateway;
+  if (gateway === undefined) return {};
+  const logger = context.logger.child({ taskId: prompt.taskId, promptId: prompt.promptId });
+  return { meteredUsage: () => fetchMeteredUsage(gateway, logger, context.meteredUsageTimeoutMs) };
 }
 
 /** Read through a call: the compiler would otherwise keep an earlier check's narrowing across awaits. */
@@ -89,6 +100,7 @@ export async function executePrompt(
       onEvent: async (event) => {
         await emit(event.eventType, event.payload);
       },
+      ...meteredUsageOf(context, prompt),
     });
   } catch (err) {
     // The executor rejects only when recording its events failed (a broken disk) or on a bug.

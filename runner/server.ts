@@ -39,6 +39,8 @@ export interface RunnerAppOptions {
   keepaliveMs?: number;
   /** Preparing the workspace for a prompt (clone, downloads) fails after this long (30 min). */
   prepTimeoutMs?: number;
+  /** How long the model gateway has to answer a prompt's metered usage (5 s). */
+  meteredUsageTimeoutMs?: number;
   now?: () => Date;
 }
 
@@ -84,6 +86,7 @@ export function createRunnerApp(options: RunnerAppOptions): RunnerApp {
     logger,
     now,
     prepTimeoutMs: options.prepTimeoutMs,
+    meteredUsageTimeoutMs: options.meteredUsageTimeoutMs,
   });
   const app = express();
   app.disable('x-powered-by');

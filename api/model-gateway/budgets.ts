@@ -1,17 +1,12 @@
-import { TaskType, budgetReached } from '../../crds/index.js';
-import type { Organization, OrganizationStatus, Task, TaskStatus } from '../../crds/index.js';
+import { TaskType, budgetReached, usageThisMonth } from '../../crds/index.js';
+import type { Organization, Task, TaskStatus } from '../../crds/index.js';
 import type { PromptTokenClaims } from '../../platform/model-gateway/token.js';
 import { updateStatus } from '../../platform/store/status-writer.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { ReadModel } from '../read-model.js';
-import { usagePeriodOf } from './usage-sums.js';
 
 /** Which budget stopped a prompt (Task `status.prompts[].budgetExceeded`). */
 export type ExceededBudget = 'task' | 'organization';
-
-/** The organization's usage of the month of `at` (a record of an earlier month counts nothing). */
-export const usageThisMonth = (status: OrganizationStatus | undefined, at: Date) =>
-  status?.usage?.period === usagePeriodOf(at) ? status.usage : undefined;
 
 /** The budget `task` or `organization` has reached, the task's first; undefined while both have room. */
 export function exceededBudget(task: Task, organization: Organization, at: Date): ExceededBudget | undefined {

@@ -1,4 +1,11 @@
-import { NO_MODEL_USAGE, OrganizationType, TaskType, budgetReached } from '../../crds/index.js';
+import {
+  NO_MODEL_USAGE,
+  OrganizationType,
+  TaskType,
+  budgetReached,
+  usagePeriodOf,
+  usageThisMonth,
+} from '../../crds/index.js';
 import type { ModelUsage, Organization, Task, TaskStatus } from '../../crds/index.js';
 import type { ModelProvider } from '../../platform/model-gateway/providers.js';
 import type { PromptTokenClaims } from '../../platform/model-gateway/token.js';
@@ -6,9 +13,9 @@ import type { ModelPrices } from '../../platform/model-prices.js';
 import { updateStatus } from '../../platform/store/status-writer.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { ReadModel } from '../read-model.js';
-import { markBudgetExceeded, usageThisMonth, withBudgetMark } from './budgets.js';
+import { markBudgetExceeded, withBudgetMark } from './budgets.js';
 import type { CallUsage } from './usage/call-usage.js';
-import { UNNAMED_MODEL, addToTotals, sumUsage, usagePeriodOf } from './usage-sums.js';
+import { UNNAMED_MODEL, addToTotals, sumUsage } from './usage-sums.js';
 
 /** One call as recorded: its figures, cost included, and the model it is filed under. */
 export interface RecordedCall {

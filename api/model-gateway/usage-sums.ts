@@ -50,6 +50,3 @@ export function addToTotals(
   else if (byModel.length < MAX_MODELS) byModel.push({ ...model, ...call });
   return { ...sumUsage(figuresOf(totals), call), byModel, updatedAt: at.toISOString() };
 }
-
-/** The calendar month (UTC) an organization's usage counts, YYYY-MM. */
-export const usagePeriodOf = (at: Date): string => at.toISOString().slice(0, 7);

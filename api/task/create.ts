@@ -84,6 +84,7 @@ function taskObject(
     prompts: [promptSpecOf({ prompt: body.prompt, files: body.files, skills: body.skills }, fields.now)],
     shareId: visibility === 'public' ? randomUUID() : undefined,
     envNames: hasEnv(body) ? Object.keys(body.env ?? {}).sort() : undefined,
+    budget: body.budget,
   });
   return {
     apiVersion: apiVersionOf(TaskType),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   MAX_PROMPT_LENGTH,
+  ModelBudgetSchema,
   TaskStatusValueSchema,
   VisibilitySchema,
   executorName,
@@ -114,6 +115,11 @@ export const CreateTaskBodySchema = z.strictObject({
   title: z.string().trim().min(1).max(200).optional(),
   /** Executor environment for this task's prompts; kept in a Secret, never echoed. */
   env: ExecutorEnvSchema.optional(),
+  /** The task's model spending limit (spec.budget); its prompts fail with budget_exceeded once it is reached. */
+  budget: z
+    .strictObject(ModelBudgetSchema.shape)
+    .describe(ModelBudgetSchema.description ?? '')
+    .optional(),
 });
 export type CreateTaskBody = z.infer<typeof CreateTaskBodySchema>;
 

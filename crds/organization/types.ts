@@ -6,7 +6,7 @@ import type { CustomResource } from '../resource.js';
 import { OrganizationConditionCatalog } from './conditions.js';
 import { WorkspacePoolSpecSchema } from '../workspace-pool/types.js';
 import { EgressPolicySchema } from '../egress.js';
-import { ModelBudgetSchema, ModelUsageTotalsSchema } from '../model-usage.js';
+import { ModelBudgetSchema, ModelUsageTotalsSchema, usagePeriodOf } from '../model-usage.js';
 
 /** Executors every Agentry install knows; operators may configure more (docs/api.md#tasks). */
 export const BUILTIN_EXECUTORS = ['claude', 'gemini', 'codex', 'opencode', 'shell'] as const;
@@ -125,3 +125,13 @@ export type Organization = CustomResource<OrganizationSpec, OrganizationStatus>;
 /** The namespace an organization's resources live in. */
 export const organizationNamespace = (org: Organization): string =>
   org.spec.namespace ?? org.status?.namespace ?? `agentry-org-${org.metadata.name}`;
+
+/** The organization whose resources live in `namespace`, among `organizations`. */
+export const organizationOfNamespace = (
+  organizations: readonly Organization[],
+  namespace: string,
+): Organization | undefined => organizations.find((org) => organizationNamespace(org) === namespace);
+
+/** The organization's usage of the month of `at` (a record of an earlier month counts nothing). */
+export const usageThisMonth = (status: OrganizationStatus | undefined, at: Date) =>
+  status?.usage?.period === usagePeriodOf(at) ? status.usage : undefined;

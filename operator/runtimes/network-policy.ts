@@ -26,7 +26,19 @@ export interface EgressOptions {
   allow: readonly EgressRange[];
   /** Allow DNS (53/UDP and 53/TCP) to pods in kube-system, which the blocked ranges would cut off. */
   dns: boolean;
+  /** Allow the API server's pods (the model gateway, docs/adr/0009), which the blocked ranges would cut off. */
+  apiServer?: ApiServerEgress | undefined;
 }
+
+/** Where workspaces reach the model gateway: the API pods of the control-plane namespace. */
+export interface ApiServerEgress {
+  controlNamespace: string;
+  /** The API container's port: its number, or its name (`http` in the chart: any Service port maps to it). */
+  port: number | string;
+}
+
+/** The API pods' container port name in the chart (charts/agentry/templates/api-deployment.yaml). */
+export const API_POD_PORT_NAME = 'http';
 
 /**
  * The internet over IPv4, not the cluster's private ranges nor metadata. IPv6 egress is denied
@@ -70,6 +82,9 @@ const namespaceSelector = (namespace: string): { matchLabels: Record<string, str
   matchLabels: { [NAMESPACE_NAME_LABEL]: namespace },
 });
 
+/** The pods serving the model gateway (the API server). */
+export const MODEL_GATEWAY_APPS: readonly string[] = ['agentry-api'];
+
 /** Pods of these apps, in the control-plane namespace only (both selectors in one peer). */
 const controlPlanePeer = (controlNamespace: string, apps: readonly string[]): Record<string, unknown> => ({
   namespaceSelector: namespaceSelector(controlNamespace),
@@ -88,6 +103,7 @@ function egressRules(egress: EgressOptions): Record<string, unknown>[] {
     ],
     ...(range.port === undefined ? {} : { ports: [{ protocol: 'TCP', port: range.port }] }),
   }));
+  if (egress.apiServer !== undefined) rules.push(apiServerEgressRule(egress.apiServer));
   if (egress.dns) {
     rules.push({
       to: [{ namespaceSelector: namespaceSelector('kube-system') }],
@@ -98,6 +114,14 @@ function egressRules(egress: EgressOptions): Record<string, unknown>[] {
     });
   }
   return rules;
+}
+
+/** To the model gateway: the API pods of the control-plane namespace, on the API port only. */
+function apiServerEgressRule({ controlNamespace, port }: ApiServerEgress): Record<string, unknown> {
+  return {
+    to: [controlPlanePeer(controlNamespace, MODEL_GATEWAY_APPS)],
+    ports: [{ protocol: 'TCP', port }],
+  };
 }
 
 /** The NetworkPolicy of one workload; both policy types are listed, so an empty rule list denies all. */

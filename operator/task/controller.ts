@@ -1,4 +1,4 @@
-import { AgentComputerType, OrganizationType, TaskType } from '../../crds/index.js';
+import { AgentComputerType, OrganizationType, TaskType, organizationOfNamespace } from '../../crds/index.js';
 import type { AgentComputer, Organization, Task } from '../../crds/index.js';
 import type { Controller } from '../controller/index.js';
 import { withNothingToClose } from '../controller/index.js';
@@ -25,6 +25,8 @@ export const addTaskController: AddController<TaskControllerDeps, Task> = (manag
     onProgress: (namespace, name) => holder.controller?.enqueue({ namespace, name }),
   });
   const tasksOfWorkspace = tasksByWorkspace(manager);
+  // Budgets: the organization's is read from this cache (its usage changes do not wake tasks).
+  manager.cache(OrganizationType);
   const controller = manager.add({
     name: 'task',
     for: TaskType,
@@ -44,6 +46,8 @@ export const addTaskController: AddController<TaskControllerDeps, Task> = (manag
       logger: logger.child({ controller: 'task' }),
       followers,
       metrics: new TaskMetrics(registry),
+      organizationOf: (namespace) =>
+        organizationOfNamespace(manager.caches.list(OrganizationType), namespace),
     }),
     workers: workers ?? 4,
   });

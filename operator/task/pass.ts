@@ -1,4 +1,4 @@
-import type { AgentComputer, PromptStatusEntry, Task } from '../../crds/index.js';
+import type { AgentComputer, Organization, PromptStatusEntry, Task } from '../../crds/index.js';
 import type { RunnerClient } from '../../platform/runner-client.js';
 import type { ArchiveReport } from './prompt-archive.js';
 
@@ -10,6 +10,8 @@ export interface TaskPass {
   runner: RunnerClient | undefined;
   entries: PromptStatusEntry[];
   now: Date;
+  /** The task's organization (from the operator's cache): its monthly budget applies. */
+  organization?: Organization | undefined;
   /** The archive's outcome this pass (no object store: none). */
   archive?: ArchiveReport;
 }

@@ -35,6 +35,12 @@ export function endedEntry(
   return dropUndefined({ ...entry, status, completedAt: now.toISOString(), error: clip(error, MAX_ERROR) });
 }
 
+/** Ends a prompt that reached a budget (docs/adr/0009): failed, with the machine-readable reason. */
+export function budgetFailedEntry(entry: PromptStatusEntry, now: Date, error: string): PromptStatusEntry {
+  if (isTerminal(entry.status)) return entry;
+  return { ...endedEntry(entry, 'failed', now, error), failureReason: 'budget_exceeded' };
+}
+
 /** Optional fields set to undefined are dropped, so a status round-trips unchanged through the store. */
 function dropUndefined(entry: {
   [K in keyof PromptStatusEntry]: PromptStatusEntry[K] | undefined;

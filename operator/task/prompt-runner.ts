@@ -1,5 +1,5 @@
 import { isTerminal } from '../../crds/index.js';
-import type { PromptSpec } from '../../crds/index.js';
+import type { PromptSpec, PromptStatusEntry } from '../../crds/index.js';
 import type { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import { RunnerRequestError } from '../../platform/runner-client.js';
@@ -15,7 +15,8 @@ import {
 import { awaitsDispatch, canDispatch } from './pass.js';
 import type { WorkspaceAccess } from './workspace-access.js';
 import type { TaskPass } from './pass.js';
-import { endedEntry, withRunnerState } from './prompt-progress.js';
+import { promptBudgetBreach, taskBudgetBreach } from './budget.js';
+import { budgetFailedEntry, endedEntry, withRunnerState } from './prompt-progress.js';
 
 export interface PromptRunnerOptions {
   store: ResourceStore;
@@ -77,6 +78,35 @@ export class PromptRunner {
           : withRunnerState(entry, state);
       await this.enforceTimeLimit(pass, index, runner);
     }
+  }
+
+  /**
+   * Prompts past a budget (docs/adr/0009, level-based): one the model gateway flagged, or any of a
+   * task or organization whose usage reached its budget, is stopped in the runner as a cancel is and
+   * fails with reason budget_exceeded; one never dispatched fails without being dispatched.
+   */
+  async stopOverBudget(pass: TaskPass): Promise<void> {
+    const taskBreach = taskBudgetBreach(pass.task, pass.organization, pass.now);
+    for (const [index, entry] of pass.entries.entries()) {
+      if (isTerminal(entry.status)) continue;
+      const breach = promptBudgetBreach(entry, taskBreach, pass.task, pass.organization);
+      if (breach === undefined) continue;
+      const state = await this.stopInRunner(pass, entry);
+      // Recorded once the runner has stopped it (a runner down now is asked again next pass).
+      if (state === 'unreachable') continue;
+      // A prompt that ended on its own before the stop keeps its own outcome.
+      pass.entries[index] =
+        state !== undefined && state.status !== 'canceled' && isTerminal(state.status)
+          ? withRunnerState(entry, state)
+          : budgetFailedEntry(entry, pass.now, breach.message);
+    }
+  }
+
+  /** Stops a dispatched prompt as a cancel does; answers the runner's state (none: not dispatched). */
+  private async stopInRunner(pass: TaskPass, entry: PromptStatusEntry) {
+    if (entry.dispatchedAt === undefined || pass.runner === undefined) return undefined;
+    const runner = pass.runner;
+    return this.askRunner(() => runner.cancelPrompt(pass.task.metadata.name, entry.id));
   }
 
   /** Sends every waiting prompt to the runner, in order; the runner runs them one at a time. */

@@ -86,7 +86,10 @@ async function recordEnd(
   metrics?.finished.labels(executor, status).inc();
   if (entry.startedAt !== undefined && entry.completedAt !== undefined)
     metrics?.duration.labels(executor, status).observe(seconds(entry.startedAt, entry.completedAt));
-  const { kind, reason } = EVENT_OF_END[status];
+  const { kind, reason } =
+    entry.failureReason === 'budget_exceeded'
+      ? ({ kind: 'Warning', reason: TaskEventReasons.BudgetExceeded } as const)
+      : EVENT_OF_END[status];
   const message =
     status === 'failed'
       ? `prompt ${entry.id} failed: ${entry.error ?? 'no reason given'}`

@@ -7,7 +7,7 @@ import {
   WebhookType,
   isTerminal,
 } from '../../crds/index.js';
-import type { AgentComputer, TaskStatus } from '../../crds/index.js';
+import type { AgentComputer, Organization, TaskStatus } from '../../crds/index.js';
 import { readyForPrompts } from './workspace-readiness.js';
 import type { EventRecorder } from '../../platform/events.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
@@ -49,6 +49,8 @@ export interface TaskReconcilerOptions extends PromptRunnerOptions {
   /** How long a task-made workspace stays up after its task's last prompt ended. Default 60 s. */
   ephemeralIdleGraceMs?: number;
   now?: () => Date;
+  /** The organization whose namespace this is (the operator's cache): its monthly budget applies. */
+  organizationOf?: (namespace: string) => Organization | undefined;
   /**
    * Where uploaded files live (the runner downloads them through signed URLs), finished prompts'
    * events are archived and workspace artifacts are synced. Without one, nothing is archived.
@@ -107,6 +109,7 @@ export class TaskReconciler implements Reconciler {
       runner: this.runnerOf(workspace),
       entries: entriesOf(task),
       now,
+      organization: this.organizationOf(namespace),
     };
     await this.converge(pass);
     await this.writeStatus(pass);
@@ -121,6 +124,11 @@ export class TaskReconciler implements Reconciler {
     return soonest(this.requeue(pass), idle === undefined || idle.waitMs === 0 ? undefined : idle.waitMs);
   }
 
+  /** The task's organization from the operator's cache, when it has one (budgets). */
+  private organizationOf(namespace: string): Organization | undefined {
+    return this.options.organizationOf?.(namespace);
+  }
+
   private async converge(pass: TaskPass): Promise<void> {
     await this.runner.cancelRequested(pass);
     if (pass.workspace === undefined) {
@@ -128,6 +136,8 @@ export class TaskReconciler implements Reconciler {
       return;
     }
     await this.runner.syncDispatched(pass);
+    // Before the workspace is resumed: a task over budget does not wake it.
+    await this.runner.stopOverBudget(pass);
     if (this.wantsWorkspace(pass)) await this.resumeWorkspace(pass.workspace);
     // Ended prompts' events and artifacts to storage; API-uploaded artifacts in place before a dispatch.
     if (this.archiver !== undefined)

@@ -3,7 +3,7 @@ import {
   SecretType,
   TaskType,
   WebhookType,
-  organizationNamespace,
+  organizationOfNamespace,
   secretValue,
 } from '../../crds/index.js';
 import type { OutboxEntry, Task, Webhook } from '../../crds/index.js';
@@ -131,9 +131,7 @@ export class WebhookDeliveryReconciler implements Reconciler {
 
   private allowPrivate(namespace: string): boolean {
     if (this.options.allowPrivateTargets) return true;
-    const org = this.options.caches
-      .list(OrganizationType)
-      .find((candidate) => organizationNamespace(candidate) === namespace);
+    const org = organizationOfNamespace(this.options.caches.list(OrganizationType), namespace);
     return org?.spec.allowPrivateWebhookTargets === true;
   }
 

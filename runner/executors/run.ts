@@ -197,6 +197,12 @@ class Execution {
     return { status: 'failed', error: message };
   }
 
+  /** Asked only when a result goes out: the gateway has counted every call by now (docs/adr/0009). */
+  private async meteredUsage(resultGoesOut: boolean): Promise<Record<string, unknown> | undefined> {
+    if (!resultGoesOut || this.run.meteredUsage === undefined) return undefined;
+    return this.run.meteredUsage();
+  }
+
   private async finish(exit: Exit): Promise<ExecutorOutcome> {
     if (this.readFailure !== undefined) {
       const what =
@@ -207,11 +213,15 @@ class Execution {
     if (this.ending === 'canceled') return { status: 'canceled' };
     const parsed = this.parser.outcome();
     const finalResult = parsed.finalResult ?? '';
-    const result: ExecutorEvent = { eventType: 'result', payload: resultPayload(finalResult, parsed.usage) };
     const error =
       this.ending === 'timeout'
         ? `the prompt exceeded its time limit of ${this.run.invocation.timeoutSeconds}s`
         : (parsed.error ?? exitProblem(exit, this.lastStderr));
+    const metered = await this.meteredUsage(error === undefined || parsed.reportedResult);
+    const result: ExecutorEvent = {
+      eventType: 'result',
+      payload: resultPayload(finalResult, parsed.usage, metered),
+    };
     if (error === undefined) {
       await this.sink.emit(result);
       return { status: 'succeeded', finalResult };
@@ -223,8 +233,17 @@ class Execution {
   }
 }
 
-function resultPayload(result: string, usage: Record<string, unknown> | undefined): Record<string, unknown> {
-  return usage === undefined ? { result } : { result, usage };
+/** The `result` event: the answer, the CLI's own `usage`, and the model gateway's `metered` figures. */
+function resultPayload(
+  result: string,
+  usage: Record<string, unknown> | undefined,
+  metered: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  return {
+    result,
+    ...(usage === undefined ? {} : { usage }),
+    ...(metered === undefined ? {} : { metered }),
+  };
 }
 
 /** Resolves with the spawn error, or undefined once the process runs. */

@@ -29,6 +29,11 @@ export interface ExecutorRun {
    * is read, so a slow disk slows the executor rather than losing events.
    */
   onEvent(event: ExecutorEvent): Promise<void>;
+  /**
+   * What the model gateway counted for the prompt, asked once the executor ended: the `result`
+   * event carries it as `metered`. Unset: no gateway (nothing is asked).
+   */
+  meteredUsage?: () => Promise<Record<string, unknown> | undefined>;
 }
 
 /**

@@ -4,6 +4,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import { loadConfig } from '../../platform/config.js';
+import type { Config } from '../../platform/config.js';
 import { CHART, PROFILES, helm, helmFailure, profileValues, renderedObjects } from './helm-support.js';
 import type { Rendered } from './helm-support.js';
 
@@ -37,6 +38,18 @@ function deployment(objects: Rendered[], name: string) {
   if (container === undefined) throw new Error(`Deployment ${name} has no container`);
   const env = Object.fromEntries(container.env.map((e) => [e.name, e.value ?? '(from a reference)']));
   return { pod, container, env };
+}
+
+/** The configuration a Deployment's program parses from its environment. */
+function configOf(objects: Rendered[], name: string): Config {
+  // Values from references (the pod's namespace, Secrets) are stood in for by a plain word.
+  const env = Object.fromEntries(
+    Object.entries(deployment(objects, name).env).map(([key, value]) => [
+      key,
+      value === '(from a reference)' ? 'agentry-system' : value,
+    ]),
+  );
+  return loadConfig(env);
 }
 
 const cases: [string, string[]][] = [
@@ -80,17 +93,8 @@ describe('helm chart', () => {
     'with %s, the environment both programs get is a valid configuration (platform/config.ts parses it)',
     async (_name, values) => {
       const objects = renderedObjects(await helm(['template', 'agentry', CHART, ...values]));
-      for (const name of ['agentry-api', 'agentry-operator']) {
-        // Values from references (the pod's namespace, Secrets) are stood in for by a plain word.
-        const env = Object.fromEntries(
-          Object.entries(deployment(objects, name).env).map(([key, value]) => [
-            key,
-            value === '(from a reference)' ? 'agentry-system' : value,
-          ]),
-        );
-        expect(() => loadConfig(env)).not.toThrow();
-        expect(loadConfig(env).AGENTRY_STORE).toBe('kubernetes');
-      }
+      for (const name of ['agentry-api', 'agentry-operator'])
+        expect(configOf(objects, name).AGENTRY_STORE).toBe('kubernetes');
     },
   );
 
@@ -123,6 +127,40 @@ describe('helm chart', () => {
     expect(deployment(withPool, 'agentry-api').env.AGENTRY_DEFAULT_WORKSPACE_POOL).toBeUndefined();
     const without = renderedObjects(await helm(['template', 'agentry', CHART]));
     expect(deployment(without, 'agentry-operator').env.AGENTRY_DEFAULT_WORKSPACE_POOL).toBeUndefined();
+  });
+
+  it('modelGateway points the operator at the API Service and gives the API its upstreams and price table', async () => {
+    const objects = renderedObjects(
+      await helm([
+        'template',
+        'agentry',
+        CHART,
+        '--namespace',
+        'agentry-system',
+        '--set-json',
+        'modelGateway.upstreams={"openai":"https://openai.internal.example"}',
+        '--set-json',
+        'modelGateway.prices=[{"model":"claude-sonnet-4-5","inputPerMTok":3}]',
+      ]),
+    );
+    const operatorConfig = configOf(objects, 'agentry-operator');
+    expect(operatorConfig.AGENTRY_INTERNAL_URL).toBe('http://agentry-api.agentry-system.svc:8080');
+    expect(operatorConfig.AGENTRY_MODEL_GATEWAY).toBe('enabled');
+    const apiConfig = configOf(objects, 'agentry-api');
+    expect(apiConfig.AGENTRY_MODEL_UPSTREAMS).toEqual({ openai: 'https://openai.internal.example' });
+    expect(apiConfig.AGENTRY_MODEL_PRICES_FILE).toBe('/etc/agentry/model-prices/prices.yaml');
+    const prices = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'agentry-model-prices');
+    expect(JSON.stringify(prices)).toContain('claude-sonnet-4-5');
+  });
+
+  it('modelGateway.enabled false turns the gateway off for both programs, and renders no price table', async () => {
+    const objects = renderedObjects(
+      await helm(['template', 'agentry', CHART, '--set', 'modelGateway.enabled=false']),
+    );
+    for (const name of ['agentry-api', 'agentry-operator'])
+      expect(deployment(objects, name).env.AGENTRY_MODEL_GATEWAY).toBe('disabled');
+    expect(deployment(objects, 'agentry-api').env.AGENTRY_MODEL_PRICES_FILE).toBeUndefined();
+    expect(objects.some((o) => o.metadata.name === 'agentry-model-prices')).toBe(false);
   });
 
   it('the pod profile grants nothing on kubevirt.io', async () => {

@@ -11,7 +11,7 @@ import { createLogger } from '../../platform/log.js';
 import { isTerminalPromptStatus } from '../../platform/runner-protocol.js';
 import type { PromptState, TaskEvent } from '../../platform/runner-protocol.js';
 import { createRunnerApp, listenRunner } from '../../runner/server.js';
-import type { RunnerApp, RunningRunner } from '../../runner/server.js';
+import type { RunnerApp, RunnerAppOptions, RunningRunner } from '../../runner/server.js';
 import { RunnerState } from '../../runner/state.js';
 import { RunnerClient } from '../support/runner-client.js';
 
@@ -30,7 +30,7 @@ export interface TestRunner {
 const started: TestRunner[] = [];
 
 /** A runner in this process on port 0 with its own working and state directories, the real shell executor. */
-export async function startRunner(): Promise<TestRunner> {
+export async function startRunner(options: Partial<RunnerAppOptions> = {}): Promise<TestRunner> {
   const root = await mkdtemp(join(tmpdir(), 'agentry-runner-tasks-'));
   const workdir = join(root, 'code');
   const stateDir = join(root, 'state');
@@ -44,6 +44,7 @@ export async function startRunner(): Promise<TestRunner> {
     workdir,
     stateDir,
     keepaliveMs: 200,
+    ...options,
   });
   await app.start();
   const http = await listenRunner(app.app, { host: '127.0.0.1', port: 0, closeGraceMs: 500 });

@@ -109,4 +109,24 @@ describe('runnerNetworkPolicy', () => {
     expect(policy.spec).not.toHaveProperty('egress');
     expect(policy.spec.policyTypes).toContain('Egress');
   });
+
+  it("lets workspaces reach the API server's pods on the API port alone when the model gateway is on", () => {
+    const policy = runnerNetworkPolicy({
+      ...options,
+      egress: { allow: [], dns: false, apiServer: { controlNamespace: 'agentry-system', port: 'http' } },
+    });
+    expect(policy.spec.egress).toEqual([
+      {
+        to: [
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'agentry-system' } },
+            podSelector: {
+              matchExpressions: [{ key: 'app.kubernetes.io/name', operator: 'In', values: ['agentry-api'] }],
+            },
+          },
+        ],
+        ports: [{ protocol: 'TCP', port: 'http' }],
+      },
+    ]);
+  });
 });

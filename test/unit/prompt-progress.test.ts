@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { PromptStatusEntry, Task } from '../../crds/index.js';
 import {
+  budgetFailedEntry,
   computeTaskStatus,
   endedEntry,
   entriesOf,
@@ -111,5 +112,61 @@ describe('task status computed from entries', () => {
     const dispatched = status.conditions?.find((c) => c.type === 'Dispatched');
     expect(dispatched).toMatchObject({ status: 'False', reason: 'Waiting', observedGeneration: 2 });
     expect(status.conditions?.find((c) => c.type === 'WorkspaceReady')?.status).toBe('False');
+  });
+});
+
+describe("fields other writers own (the model gateway's usage, the egress proxy's denials)", () => {
+  const usage = { requests: 2, inputTokens: 10, outputTokens: 5, costUsd: 0.5 };
+  const gatewayEntry: PromptStatusEntry = {
+    id: P1,
+    status: 'running',
+    dispatchedAt: NOW.toISOString(),
+    usage,
+    budgetExceeded: 'task',
+  };
+
+  it("survive the runner's state of a prompt, and its end without the runner", () => {
+    const synced = withRunnerState(gatewayEntry, state({ status: 'running', lastSeq: 7 }));
+    expect(synced).toMatchObject({ usage, budgetExceeded: 'task', lastSeq: 7 });
+    expect(endedEntry(synced, 'failed', NOW, 'gone')).toMatchObject({ usage, budgetExceeded: 'task' });
+  });
+
+  it("survive the reconciler's rebuild of the task status", () => {
+    const denial = {
+      host: 'example.org',
+      port: 443,
+      reason: 'not_allowed' as const,
+      firstAt: NOW.toISOString(),
+      lastAt: NOW.toISOString(),
+      count: 1,
+    };
+    const before = task([gatewayEntry]);
+    const withOthers: Task = {
+      ...before,
+      status: {
+        ...before.status,
+        usage: { ...usage, updatedAt: NOW.toISOString() },
+        egressDenials: [denial],
+      },
+    };
+    const next = computeTaskStatus(
+      withOthers,
+      entriesOf(withOthers),
+      { reason: 'WorkspaceReady', message: 'ready' },
+      NOW,
+    );
+    expect(next.usage).toEqual({ ...usage, updatedAt: NOW.toISOString() });
+    expect(next.egressDenials).toEqual([denial]);
+    expect(next.prompts?.[0]).toMatchObject({ usage, budgetExceeded: 'task' });
+  });
+
+  it('a budget failure keeps the usage and records the reason', () => {
+    expect(budgetFailedEntry(gatewayEntry, NOW, "the task's budget of $5.00 was reached")).toMatchObject({
+      status: 'failed',
+      failureReason: 'budget_exceeded',
+      error: "the task's budget of $5.00 was reached",
+      completedAt: NOW.toISOString(),
+      usage,
+    });
   });
 });

@@ -65,8 +65,13 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- $host := (first .Values.api.ingress.hosts).host -}}
 {{- printf "%s://%s" (ternary "https" "http" (gt (len .Values.api.ingress.tls) 0)) $host -}}
 {{- else -}}
-{{- printf "http://%s.%s.svc:%d" (include "agentry.api.name" .) .Release.Namespace (int .Values.api.service.port) -}}
+{{- include "agentry.internalUrl" . -}}
 {{- end -}}
+{{- end -}}
+
+{{/* The API Service as workspaces and the operator reach it inside the cluster (AGENTRY_INTERNAL_URL). */}}
+{{- define "agentry.internalUrl" -}}
+{{- printf "http://%s.%s.svc:%d" (include "agentry.api.name" .) .Release.Namespace (int .Values.api.service.port) -}}
 {{- end -}}
 
 {{- define "agentry.awsSecretName" -}}

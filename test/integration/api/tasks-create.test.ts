@@ -197,6 +197,35 @@ describe('POST /v1/tasks', () => {
     expect((await createTask(api, alice, { prompt: 'y'.repeat(100_000) })).status).toBe('running');
   });
 
+  it('stores a budget in the Task spec and answers it in the record', async () => {
+    const created = await createTask(api, alice, {
+      prompt: 'frugal',
+      budget: { maxCostUsd: 2.5, maxTokens: 100_000 },
+    });
+    expect((await storedTask(api, 'acme', created.id)).spec.budget).toEqual({
+      maxCostUsd: 2.5,
+      maxTokens: 100_000,
+    });
+    expect((await getTask(api, alice, created.id)).budget).toEqual({ maxCostUsd: 2.5, maxTokens: 100_000 });
+  });
+
+  it.each([
+    ['a negative cost', { maxCostUsd: -1 }, 'budget.maxCostUsd'],
+    ['a fractional token count', { maxTokens: 1.5 }, 'budget.maxTokens'],
+    ['a cost given as text', { maxCostUsd: '5' }, 'budget.maxCostUsd'],
+  ])(
+    'answers 400 validation_error for a budget with %s, and creates nothing',
+    async (_what, budget, path) => {
+      const before = (await api.store.list(TaskType, { namespace: namespaceOf('acme') })).items.length;
+      const res = await call(api, '/v1/tasks', { key: alice, method: 'POST', body: { prompt: 'x', budget } });
+      expect(res.status).toBe(400);
+      const error = await errorOf(res);
+      expect(error.code).toBe('validation_error');
+      expect(error.details?.map((detail) => detail.path)).toEqual([path]);
+      expect((await api.store.list(TaskType, { namespace: namespaceOf('acme') })).items).toHaveLength(before);
+    },
+  );
+
   it('stores githubUrl as a clone URL with branch main by default, or the given branchName', async () => {
     const short = await createTask(api, alice, { prompt: 'x', githubUrl: 'octo-org/hello.world' });
     expect((await storedTask(api, 'acme', short.id)).spec).toMatchObject({

@@ -49,8 +49,11 @@ describe('GET /v1/tasks/:id', () => {
         finalResult: null,
         error: null,
         lastSeq: null,
+        usage: null,
+        failureReason: null,
       },
     ]);
+    expect(record).toMatchObject({ budget: null, usage: null, egressDenials: [] });
   });
 
   it('shows what the operator records: prompt times, final result, completed status', async () => {
@@ -93,6 +96,42 @@ describe('GET /v1/tasks/:id', () => {
     const record = await getTask(api, alice, created.id);
     expect(record.status).toBe('failed');
     expect(record.prompts[0]?.error).toBe('executor exited with 1');
+  });
+
+  it("shows the model gateway's usage, a budget failure and the egress proxy's denials", async () => {
+    const created = await createTask(api, alice, { prompt: 'spend', budget: { maxCostUsd: 5 } });
+    const usage = { requests: 3, inputTokens: 1200, outputTokens: 300, costUsd: 5.25 };
+    const denial = {
+      host: 'pastebin.com',
+      port: 443,
+      reason: 'not_allowed' as const,
+      firstAt: '2030-01-01T00:00:02Z',
+      lastAt: '2030-01-01T00:00:03Z',
+      count: 2,
+    };
+    await recordPrompts(
+      api,
+      'acme',
+      created.id,
+      (task) =>
+        task.spec.prompts.map((p) => ({
+          id: p.id,
+          status: 'failed',
+          error: "the task's budget of $5.00 was reached",
+          failureReason: 'budget_exceeded',
+          usage,
+        })),
+      { usage: { ...usage, updatedAt: '2030-01-01T00:00:04Z' }, egressDenials: [denial] },
+    );
+    const record = await getTask(api, alice, created.id);
+    expect(record).toMatchObject({
+      status: 'failed',
+      budget: { maxCostUsd: 5 },
+      usage,
+      egressDenials: [denial],
+    });
+    expect(record.usage).not.toHaveProperty('updatedAt');
+    expect(record.prompts[0]).toMatchObject({ failureReason: 'budget_exceeded', usage });
   });
 
   it("answers 404 for another organization's task and for ids that are not UUIDs", async () => {

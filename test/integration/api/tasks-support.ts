@@ -4,7 +4,7 @@ import { TaskListItemSchema, TaskRecordSchema } from '../../../api/task/present.
 import type { TaskRecord } from '../../../api/task/present.js';
 import { CreatedTaskSchema } from '../../../api/task/schemas.js';
 import { AgentComputerType, OrganizationType, TaskType } from '../../../crds/index.js';
-import type { OrganizationSpec, PromptStatusEntry, Task } from '../../../crds/index.js';
+import type { OrganizationSpec, PromptStatusEntry, Task, TaskStatus } from '../../../crds/index.js';
 import type { ResourceStore } from '../../../platform/store/types.js';
 import { AgentComputerRecordSchema } from '../../../api/agent-computer/present.js';
 import { call, eventually, startTestApi } from '../../support/api-server.js';
@@ -62,7 +62,7 @@ export async function recordPrompts(
   org: string,
   id: string,
   entries: (task: Task) => PromptStatusEntry[],
-  extra: { completedAt?: string } = {},
+  extra: Omit<TaskStatus, 'prompts'> = {},
 ): Promise<Task> {
   const task = await storedTask(api, org, id);
   const written = await api.store.replaceStatus(TaskType, {
