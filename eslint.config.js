@@ -46,13 +46,17 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
-  { files: ['crds/**'], rules: forbid('platform', 'api', 'operator', 'runner', 'lake', 'cli') },
-  { files: ['platform/**'], rules: forbid('api', 'operator', 'runner', 'lake', 'cli') },
-  { files: ['api/**'], rules: forbid('operator', 'runner', 'lake', 'cli') },
-  { files: ['operator/**'], rules: forbid('api', 'runner', 'lake', 'cli') },
-  { files: ['runner/**', 'lake/**'], rules: forbid('api', 'operator', 'cli') },
+  { files: ['crds/**'], rules: forbid('platform', 'api', 'operator', 'runner', 'lake', 'egress', 'cli') },
+  { files: ['platform/**'], rules: forbid('api', 'operator', 'runner', 'lake', 'egress', 'cli') },
+  { files: ['api/**'], rules: forbid('operator', 'runner', 'lake', 'egress', 'cli') },
+  { files: ['operator/**'], rules: forbid('api', 'runner', 'lake', 'egress', 'cli') },
+  { files: ['runner/**', 'lake/**'], rules: forbid('api', 'operator', 'cli', 'egress') },
+  { files: ['egress/**'], rules: forbid('api', 'operator', 'runner', 'lake', 'cli') },
   // The web pages talk to the server over HTTP only (docs/adr/0007-web-pages.md).
-  { files: ['web/**'], rules: forbid('crds', 'platform', 'api', 'operator', 'runner', 'lake', 'cli') },
+  {
+    files: ['web/**'],
+    rules: forbid('crds', 'platform', 'api', 'operator', 'runner', 'lake', 'egress', 'cli'),
+  },
   { files: ['cli/**', 'scripts/**', 'bench/**'], rules: { 'no-console': 'off' } },
   {
     files: ['test/**', 'bench/**'],

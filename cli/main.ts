@@ -36,6 +36,10 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: 'lake                      the context-lake server of an organization (started by the operator)',
     load: async () => (await import('./lake.js')).lakeCommand,
   },
+  'egress-proxy': {
+    summary: 'egress-proxy              the egress proxy of workspaces: allowed hosts only, per prompt token',
+    load: async () => (await import('./egress-proxy.js')).egressProxyCommand,
+  },
   keys: {
     summary: 'keys create|list|revoke   manage API keys',
     load: async () => (await import('./keys.js')).keysCommand,

@@ -1,15 +1,14 @@
-import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import type { Runtime } from '../crds/index.js';
 import { startOperator } from '../operator/operator.js';
 import { notificationQueuesFromConfig } from '../platform/lake-notifications/queues.js';
 import { KubevirtRuntime } from '../operator/runtimes/kubevirt.js';
 import { PodRuntime } from '../operator/runtimes/pod.js';
-import { API_POD_PORT_NAME, egressWith } from '../operator/runtimes/network-policy.js';
+import { API_POD_PORT_NAME, egressThroughProxy, egressWith } from '../operator/runtimes/network-policy.js';
+import type { EgressOptions } from '../operator/runtimes/network-policy.js';
 import type { WorkloadRuntime } from '../operator/runtimes/types.js';
 import type { Config } from '../platform/config.js';
 import { ConfigSchema, loadConfig, publicUrlOf } from '../platform/config.js';
-import { listenOn } from '../platform/listen.js';
 import { DEFAULT_MAX_RESULT_BYTES } from '../platform/lake-protocol.js';
 import { createLogger } from '../platform/log.js';
 import type { Logger } from '../platform/log.js';
@@ -23,6 +22,7 @@ import { openStore } from '../platform/store/open.js';
 import { webhookDeliverySettings } from './webhook-delivery-settings.js';
 import type { ResourceStore } from '../platform/store/types.js';
 import type { CliCommand } from './command.js';
+import { startHealthServer } from './health-server.js';
 import { settingsHelp } from './settings-help.js';
 
 const USAGE = `usage: agentry operator
@@ -65,6 +65,28 @@ export const operatorCommand: CliCommand = {
 const modelGatewayUrl = (config: Config): string | undefined =>
   config.AGENTRY_MODEL_GATEWAY === 'enabled' ? config.AGENTRY_INTERNAL_URL : undefined;
 
+/** The API pods on their port, when workspaces reach the model gateway there. */
+const apiServerEgress = (config: Config): Pick<EgressOptions, 'apiServer'> =>
+  modelGatewayUrl(config) === undefined
+    ? {}
+    : { apiServer: { controlNamespace: config.AGENTRY_NAMESPACE, port: API_POD_PORT_NAME } };
+
+/** With the egress proxy, workspaces reach only it, the model gateway, DNS and the installation's exceptions. */
+function workspaceEgressOf(config: Config): EgressOptions | undefined {
+  if (config.AGENTRY_EGRESS_PROXY_URL === undefined) return undefined;
+  const proxy = new URL(config.AGENTRY_EGRESS_PROXY_URL);
+  const port = proxy.port === '' ? (proxy.protocol === 'https:' ? 443 : 80) : Number(proxy.port);
+  return {
+    ...egressThroughProxy(
+      config.AGENTRY_NAMESPACE,
+      port,
+      config.AGENTRY_WORKLOAD_EGRESS_ALLOW,
+      config.AGENTRY_WORKLOAD_DNS_SERVERS,
+    ),
+    ...apiServerEgress(config),
+  };
+}
+
 function clusterRuntimes(
   store: ResourceStore,
   config: Config,
@@ -85,11 +107,10 @@ function clusterRuntimes(
       tolerations: config.AGENTRY_WORKLOAD_TOLERATIONS,
     },
     egress: {
-      ...egressWith(config.AGENTRY_WORKLOAD_EGRESS_ALLOW),
-      ...(modelGatewayUrl(config) === undefined
-        ? {}
-        : { apiServer: { controlNamespace: config.AGENTRY_NAMESPACE, port: API_POD_PORT_NAME } }),
+      ...egressWith(config.AGENTRY_WORKLOAD_EGRESS_ALLOW, config.AGENTRY_WORKLOAD_DNS_SERVERS),
+      ...apiServerEgress(config),
     },
+    workspaceEgress: workspaceEgressOf(config),
     // Context lakes: the lake server's image (pods) or VM disk (kubevirt), and what datasets may read.
     lake: {
       image: config.AGENTRY_LAKE_IMAGE,
@@ -123,24 +144,7 @@ export async function runOperatorCommand(config: Config): Promise<number> {
   const store = await openStore(config);
   const registry = createMetricsRegistry();
   let ready = false;
-  const health = createServer((req, res) => {
-    void (async () => {
-      if (req.url === '/metrics') {
-        res.writeHead(200, { 'content-type': registry.contentType }).end(await registry.metrics());
-      } else if (req.url === '/healthz' || req.url === '/readyz') {
-        const ok = req.url === '/healthz' || ready;
-        res
-          .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ status: ok ? 'ok' : 'starting' }));
-      } else res.writeHead(404).end();
-    })();
-  });
-  await listenOn(health, {
-    host: config.AGENTRY_HOST,
-    port: config.AGENTRY_METRICS_PORT,
-    hostSetting: 'AGENTRY_HOST',
-    portSetting: 'AGENTRY_METRICS_PORT',
-  });
+  const health = await startHealthServer(config, registry, () => ready);
   const stopRequested = new Promise<'signal'>((resolve) => {
     process.once('SIGINT', () => {
       resolve('signal');
@@ -166,7 +170,10 @@ export async function runOperatorCommand(config: Config): Promise<number> {
     deletedTaskRetentionMs: parseDuration(config.AGENTRY_DELETED_TASK_RETENTION),
     webhooks: webhookDeliverySettings(config, false),
     defaultWorkspacePool: config.AGENTRY_DEFAULT_WORKSPACE_POOL ?? undefined,
-    workspaceAccess: { gatewayUrl: modelGatewayUrl(config) },
+    workspaceAccess: {
+      gatewayUrl: modelGatewayUrl(config),
+      egressProxyUrl: config.AGENTRY_EGRESS_PROXY_URL,
+    },
     ...(lakeNotificationQueues === undefined ? {} : { lakeNotificationQueues }),
     ...(config.AGENTRY_LEADER_ELECTION
       ? { leaderElection: { namespace: config.AGENTRY_NAMESPACE, name: 'agentry-operator' } }

@@ -16,7 +16,9 @@ import { loadSkillCatalog } from '../platform/skill-catalog.js';
 import type { ExecutorCatalog } from '../platform/executor-catalog.js';
 import { ensureInstallationKey } from '../platform/installation-key.js';
 import type { InstallationKey } from '../platform/installation-key.js';
-import { listenOn } from '../platform/listen.js';
+import { hostInUrl, listenOn } from '../platform/listen.js';
+import type { EgressProxy } from '../egress/proxy.js';
+import { startEgressProxy } from './egress-proxy.js';
 import { createLogger } from '../platform/log.js';
 import { createMetricsRegistry } from '../platform/metrics.js';
 import { downloadRedirectTarget } from '../platform/objectstore/download-redirect.js';
@@ -130,6 +132,28 @@ function executorEnvOfThisProcess(executors: ExecutorCatalog): Record<string, st
   return env;
 }
 
+/** Hosts a workspace of the embedded default reaches without the egress proxy. */
+const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1'];
+
+/**
+ * The egress proxy in this process, listening on AGENTRY_EGRESS_PROXY_PORT (0: any free port).
+ * Resolves with the URL workspaces reach it at (AGENTRY_EGRESS_PROXY_URL when set).
+ */
+async function startEmbeddedEgressProxy(
+  store: ResourceStore,
+  config: Config,
+  logger: Logger,
+  registry: Registry,
+  installationKey: InstallationKey,
+): Promise<{ proxy: EgressProxy; url: string }> {
+  const child = logger.child({ component: 'egress-proxy' });
+  const { proxy, port } = await startEgressProxy(store, config, child, registry, installationKey);
+  return {
+    proxy,
+    url: config.AGENTRY_EGRESS_PROXY_URL ?? `http://${hostInUrl(config.AGENTRY_HOST)}:${port}`,
+  };
+}
+
 /**
  * Where local runners reach the model gateway: AGENTRY_INTERNAL_URL, else this process's own port
  * on loopback (a wildcard listen address is not one to connect to). Undefined when the gateway is off.
@@ -162,9 +186,11 @@ async function startEmbeddedOperator(
     lakeNotificationQueues?: SqsNotificationQueues;
     /** The model gateway as runners reach it; undefined: off (keys go into executors' environment). */
     gatewayUrl: string | undefined;
+    /** The in-process egress proxy as runners reach it. */
+    egressProxyUrl: string;
   },
 ): Promise<{ operator: RunningOperator; runtime: ProcessRuntime }> {
-  const { gatewayUrl, ...options } = shared;
+  const { gatewayUrl, egressProxyUrl, ...options } = shared;
   let notify: (namespace: string, name: string, program: 'runner' | 'lake') => void = () => undefined;
   const runtime = new ProcessRuntime({
     dataDir: config.AGENTRY_DATA_DIR,
@@ -189,7 +215,8 @@ async function startEmbeddedOperator(
     controlNamespace: config.AGENTRY_NAMESPACE,
     ...options,
     executorEnvFallback: executorEnvOfThisProcess(shared.executors),
-    workspaceAccess: { gatewayUrl },
+    // Runners listen on loopback and local services are the common case: reached directly.
+    workspaceAccess: { gatewayUrl, egressProxyUrl, directHosts: LOOPBACK_HOSTS },
     skills: await loadSkillCatalog(config.AGENTRY_SKILLS_FILE),
     deletedTaskRetentionMs: parseDuration(config.AGENTRY_DELETED_TASK_RETENTION),
     webhooks: webhookDeliverySettings(config, true),
@@ -231,11 +258,13 @@ export async function serve(config: Config, announce: (line: string) => void): P
   const publicUrl = config.AGENTRY_PUBLIC_URL === undefined ? url : publicUrlOf(config);
   const objectStore = openObjectStore(config, { installationKey, publicUrl });
   const notificationQueues = notificationQueuesFromConfig(config);
+  const egress = await startEmbeddedEgressProxy(store, config, logger, metrics, installationKey);
   const { operator, runtime } = await startEmbeddedOperator(store, config, logger, metrics, {
     installationKey,
     executors,
     objectStore,
     gatewayUrl: embeddedGatewayUrl(config, port),
+    egressProxyUrl: egress.url,
     ...(notificationQueues === undefined ? {} : { lakeNotificationQueues: notificationQueues }),
   });
   const readModel = new ReadModel(store, { controlNamespace: config.AGENTRY_NAMESPACE, logger });
@@ -293,6 +322,7 @@ export async function serve(config: Config, announce: (line: string) => void): P
       server.closeIdleConnections(); // keep-alive sockets would hold close() open for seconds
       await closed;
       await readModel.stop();
+      await egress.proxy.stop();
       await operator.stop();
       // A clean stop of the embedded default stops its runners; after a crash the next start adopts them.
       await runtime.close({ stopRunners: true });

@@ -49,7 +49,7 @@ NPM_INTEGRITY="sha512-1g+6jLQvaIuB4zwvHL7yrXuXcWZwDsCtBX8bbWDqbvJSSr9nPiDDWTHNgw
 CACHE="${AGENTRY_IMAGES_CACHE:-$HOME/.cache/agentry-images}"
 HOST_CA_BUNDLE="${HOST_CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}"
 KEEP_ARCHIVES=3
-SOURCE_DIRS=(api cli crds lake operator platform runner)
+SOURCE_DIRS=(api cli crds egress lake operator platform runner)
 # crun fails on this machine's hybrid cgroups; runc works.
 export BUILDAH_RUNTIME="${BUILDAH_RUNTIME:-/usr/sbin/runc}"
 

@@ -18,6 +18,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY api ./api
 COPY cli ./cli
 COPY crds ./crds
+COPY egress ./egress
 COPY lake ./lake
 COPY operator ./operator
 COPY platform ./platform

@@ -4,6 +4,7 @@ import { EgressRuleSchema } from '../crds/egress.js';
 import { DEFAULT_EGRESS_ALLOW } from './egress-defaults.js';
 import { ModelProviderSchema } from './model-gateway/providers.js';
 import {
+  DnsServersSetting,
   EgressAllowSetting,
   NodeSelectorSchema,
   TolerationSchema,
@@ -66,6 +67,8 @@ export const ConfigSchema = z.object({
    * cluster's private ranges): comma separated `CIDR[:port]`, e.g. an in-cluster S3 store.
    */
   AGENTRY_WORKLOAD_EGRESS_ALLOW: EgressAllowSetting,
+  /** Operator: DNS servers workloads may query besides kube-system's pods, comma separated IPv4 CIDRs (a node-local resolver). */
+  AGENTRY_WORKLOAD_DNS_SERVERS: DnsServersSetting,
   /** API and operator: executor definitions (YAML or JSON `{ executors: [...] }`) replacing or adding to the built-ins. */
   AGENTRY_EXECUTORS_FILE: z.string().min(1).optional(),
   /** Operator: the skills catalog (YAML or JSON `{ skills: [...] }`): slug → git repository or directory. */

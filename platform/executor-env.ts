@@ -28,6 +28,11 @@ const RESERVED_NAMES = new Set([
   'NODE_OPTIONS',
   'GIT_DIR',
   'GIT_WORK_TREE',
+  // The egress proxy's settings with the prompt token (docs/egress.md): a client cannot route around it.
+  'HTTPS_PROXY',
+  'HTTP_PROXY',
+  'NO_PROXY',
+  'ALL_PROXY',
 ]);
 /** Prefixes reserved as a whole: Agentry's own settings and the loaders' injection hooks. */
 const RESERVED_PREFIXES = ['AGENTRY_', 'LD_', 'DYLD_', 'BASH_FUNC_'];

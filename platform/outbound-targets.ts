@@ -26,6 +26,12 @@ export class TargetUnresolvableError extends TargetRefusedError {
 export interface TargetPolicy {
   /** Loopback, private, link-local and other non-public addresses, and plain http, are allowed. */
   allowPrivate: boolean;
+  /**
+   * Even with allowPrivate, refuse cloud metadata: all of IPv4 link-local 169.254.0.0/16 (every
+   * cloud's metadata and its neighbours) and fd00:ec2::254 (the egress proxy: a workspace must
+   * never reach credentials of the node).
+   */
+  refuseMetadata?: boolean;
 }
 
 export interface ResolvedAddress {
@@ -88,6 +94,13 @@ const RANGE_WORDS: Readonly<Record<string, string>> = {
 
 /** 169.254.169.254: the instance metadata service of every major cloud (credentials!). */
 const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254']);
+
+/** Cloud metadata in the wide sense: IPv4 link-local (169.254.0.0/16) and AWS's IPv6 metadata address. */
+export function isMetadataAddress(address: string): boolean {
+  const { address: plain, family } = classifyAddress(address);
+  if (family === 6) return plain === 'fd00:ec2::254';
+  return ipaddr.IPv4.parse(plain).match(ipaddr.IPv4.parseCIDR('169.254.0.0/16'));
+}
 
 /** `::/96` (except `::` and `::1`): IPv4-compatible IPv6, which ipaddr.js calls unicast. */
 function isIpv4Compatible(address: ipaddr.IPv6): boolean {
@@ -192,6 +205,13 @@ export async function resolveTargetHost(
     options.lookupTimeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS,
   );
   const classified = found.map(({ address }) => classifyAddress(address));
+  if (policy.allowPrivate && policy.refuseMetadata === true) {
+    const metadata = classified.find((entry) => isMetadataAddress(entry.address));
+    if (metadata !== undefined)
+      throw new TargetRefusedError(
+        refusedMessage(subject, host, metadata.address, 'the cloud metadata range'),
+      );
+  }
   if (!policy.allowPrivate) {
     const refused = classified.find((entry) => entry.refusal !== undefined);
     if (refused?.refusal !== undefined) {

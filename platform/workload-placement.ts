@@ -62,23 +62,32 @@ export const jsonSetting = <T extends z.ZodType>(schema: T, fallback: string) =>
     })
     .pipe(schema);
 
-/** Comma separated CIDR[:port] entries. */
-export const EgressAllowSetting = z
-  .string()
-  .default('')
-  .transform((text, ctx): EgressAllowance[] => {
-    const entries = text
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter((entry) => entry !== '');
-    const parsed: EgressAllowance[] = [];
-    for (const entry of entries) {
-      const allowance = parseEgressAllowance(entry);
-      if (allowance === undefined) {
-        ctx.addIssue({ code: 'custom', message: `${entry} is not an IPv4 CIDR with an optional :port` });
-        return z.NEVER;
+/** A comma separated list setting: each entry parsed by `parse`, the first it rejects named as not `what`. */
+function listSetting<T>(parse: (entry: string) => T | undefined, what: string) {
+  return z
+    .string()
+    .default('')
+    .transform((text, ctx): T[] => {
+      const parsed: T[] = [];
+      for (const entry of text.split(',').map((part) => part.trim())) {
+        if (entry === '') continue;
+        const value = parse(entry);
+        if (value === undefined) {
+          ctx.addIssue({ code: 'custom', message: `${entry} is not ${what}` });
+          return z.NEVER;
+        }
+        parsed.push(value);
       }
-      parsed.push(allowance);
-    }
-    return parsed;
-  });
+      return parsed;
+    });
+}
+
+/** Comma separated CIDR[:port] entries. */
+export const EgressAllowSetting = listSetting(parseEgressAllowance, 'an IPv4 CIDR with an optional :port');
+
+/**
+ * Comma separated IPv4 CIDRs of DNS servers workloads query besides pods in kube-system: a
+ * resolver on the node (NodeLocal DNSCache's 169.254.20.10, a node-local CoreDNS), which their
+ * NetworkPolicy would otherwise refuse like any private or link-local address.
+ */
+export const DnsServersSetting = listSetting(parseCidr, 'an IPv4 CIDR');

@@ -18,13 +18,24 @@ export function redactCredentials(text: string): string {
   return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, '$1***@');
 }
 
-/** The runner's environment without its own settings (the workload token), never prompting. */
-const gitEnvironment = (): NodeJS.ProcessEnv => {
+/** The variables that route a process through the egress proxy (any case: curl reads lowercase, git either). */
+const PROXY_VARIABLE = /^(https?_proxy|all_proxy|no_proxy)$/i;
+
+/** The egress proxy settings among a prompt's executor environment (docs/egress.md): git's clone goes the same way. */
+export function proxyVariablesOf(env: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => PROXY_VARIABLE.test(name)));
+}
+
+/**
+ * The runner's environment without its own settings (the workload token), never prompting, with
+ * the prompt's proxy variables over the runner's own.
+ */
+const gitEnvironment = (proxy: Readonly<Record<string, string>>): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith('AGENTRY_')) env[key] = value;
   }
-  return { ...env, GIT_TERMINAL_PROMPT: '0' };
+  return { ...env, ...proxy, GIT_TERMINAL_PROMPT: '0' };
 };
 
 interface GitResult {
@@ -37,13 +48,18 @@ interface GitResult {
  * Runs git in its own process group, killed as a group when `signal` aborts (a fetch starts helper
  * processes). Never prompts for credentials: a workspace has nobody to answer.
  */
-function git(args: string[], cwd: string, signal: AbortSignal): Promise<GitResult> {
+function git(
+  args: string[],
+  cwd: string,
+  signal: AbortSignal,
+  proxy: Readonly<Record<string, string>> = {},
+): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, {
       cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: gitEnvironment(),
+      env: gitEnvironment(proxy),
     });
     let stdout = '';
     let stderr = '';
@@ -84,8 +100,9 @@ export async function gitOrFail(
   cwd: string,
   signal: AbortSignal,
   what: string,
+  proxy: Readonly<Record<string, string>> = {},
 ): Promise<string> {
-  const result = await git(args, cwd, signal);
+  const result = await git(args, cwd, signal, proxy);
   signal.throwIfAborted();
   if (result.code !== 0) throw new WorkspacePrepError(`${what}: ${lastLines(result.stderr) || 'git failed'}`);
   return result.stdout.trim();
@@ -118,12 +135,14 @@ async function alreadyCloned(workdir: string, url: string, signal: AbortSignal):
  * checkout of that remote is left as it is. `git init` + fetch + checkout rather than `git clone`
  * because the workdir may already hold files (attachments, artifacts); checkout refuses to
  * overwrite an untracked file, so nothing there is lost. A failed first clone removes its `.git`.
+ * `proxy`: the prompt's egress proxy variables, for the fetch (the only step that leaves the workspace).
  */
 export async function cloneRepository(
   workdir: string,
   githubUrl: string,
   branch: string,
   signal: AbortSignal,
+  proxy: Readonly<Record<string, string>> = {},
 ): Promise<void> {
   const url = repositoryUrl(githubUrl);
   const shown = redactCredentials(url);
@@ -139,7 +158,13 @@ export async function cloneRepository(
       await gitOrFail(['remote', 'add', 'origin', url], workdir, signal, what);
     }
     const ref = `refs/remotes/origin/${branch}`;
-    await gitOrFail(['fetch', '--quiet', 'origin', `+refs/heads/${branch}:${ref}`], workdir, signal, what);
+    await gitOrFail(
+      ['fetch', '--quiet', 'origin', `+refs/heads/${branch}:${ref}`],
+      workdir,
+      signal,
+      what,
+      proxy,
+    );
     await gitOrFail(
       ['checkout', '--quiet', '-B', branch, '--track', `origin/${branch}`],
       workdir,

@@ -1,6 +1,6 @@
 import type { DispatchPrompt } from '../platform/runner-protocol.js';
 import { downloadFile, WorkspacePrepError } from './workspace-files.js';
-import { cloneRepository } from './workspace-git.js';
+import { cloneRepository, proxyVariablesOf } from './workspace-git.js';
 
 export { filenameProblem, workspaceFilePath, WorkspacePrepError } from './workspace-files.js';
 export { redactCredentials, repositoryUrl } from './workspace-git.js';
@@ -10,7 +10,10 @@ const DEFAULT_PREP_TIMEOUT_MS = 30 * 60 * 1000;
 
 export interface PrepareWorkspaceOptions {
   workdir: string;
-  request: Pick<DispatchPrompt, 'githubUrl' | 'branch' | 'files'>;
+  request: Pick<DispatchPrompt, 'githubUrl' | 'branch' | 'files'> & {
+    /** The executor's environment: its egress proxy variables apply to the clone too. */
+    executor?: { env: Readonly<Record<string, string>> };
+  };
   /** Aborted when the prompt is canceled or the runner stops. */
   signal: AbortSignal;
   timeoutMs?: number;
@@ -29,7 +32,13 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
   try {
     signal.throwIfAborted();
     if (request.githubUrl !== undefined)
-      await cloneRepository(workdir, request.githubUrl, request.branch ?? 'main', signal);
+      await cloneRepository(
+        workdir,
+        request.githubUrl,
+        request.branch ?? 'main',
+        signal,
+        proxyVariablesOf(request.executor?.env ?? {}),
+      );
     for (const file of request.files) await downloadFile(workdir, file, signal);
   } catch (err) {
     options.signal.throwIfAborted();

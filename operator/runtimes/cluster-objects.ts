@@ -41,8 +41,9 @@ export function workloadNetworkPolicy(
   object: WorkloadObject,
   owner: OwnerReference,
   name: string,
-  options: Pick<ClusterRuntimeOptions, 'controlNamespace' | 'egress'>,
+  options: Pick<ClusterRuntimeOptions, 'controlNamespace' | 'egress' | 'workspaceEgress'>,
 ): NetworkPolicy {
+  const isWorkspace = workloadProgram(object).name === 'runner';
   return runnerNetworkPolicy({
     name,
     namespace: namespaceOf(object),
@@ -50,7 +51,7 @@ export function workloadNetworkPolicy(
     ownerReferences: [owner],
     controlNamespace: options.controlNamespace,
     port: workloadProgram(object).port,
-    previewPorts: workloadProgram(object).name === 'runner',
-    egress: options.egress,
+    previewPorts: isWorkspace,
+    egress: isWorkspace ? (options.workspaceEgress ?? options.egress) : options.egress,
   });
 }

@@ -29,6 +29,8 @@ export interface ClusterRuntimeOptions {
   placement?: WorkloadPlacement | undefined;
   /** Egress of workloads; unset: DEFAULT_EGRESS (internet, not the cluster nor metadata). */
   egress?: EgressOptions | undefined;
+  /** Egress of workspaces (runners) when it differs from `egress`: through the egress proxy only. Lakes keep `egress`. */
+  workspaceEgress?: EgressOptions | undefined;
   /** Context lakes: their image (else `defaultImage`, which has `agentry lake` too) and connectors. */
   lake?: LakeWorkloadSettings | undefined;
   logger: Logger;

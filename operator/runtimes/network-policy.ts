@@ -21,13 +21,25 @@ export interface EgressRange {
   port?: number | undefined;
 }
 
+/** Control-plane pods a workload may reach: these apps (`app.kubernetes.io/name`) on one port. */
+export interface ControlPlaneEgress {
+  /** The control-plane namespace. */
+  namespace: string;
+  apps: readonly string[];
+  port: number;
+}
+
 export interface EgressOptions {
-  /** Where workloads may connect. Empty (with `dns` false): no egress at all. */
+  /** Where workloads may connect. Empty (with `dns` false and no pods): no egress at all. */
   allow: readonly EgressRange[];
   /** Allow DNS (53/UDP and 53/TCP) to pods in kube-system, which the blocked ranges would cut off. */
   dns: boolean;
   /** Allow the API server's pods (the model gateway, docs/adr/0009), which the blocked ranges would cut off. */
   apiServer?: ApiServerEgress | undefined;
+  /** With `dns`: also these resolvers (CIDRs), e.g. a node-local cache (AGENTRY_WORKLOAD_DNS_SERVERS). */
+  dnsServers?: readonly string[];
+  /** Control-plane pods reachable besides (the egress proxy; the API server's model gateway). */
+  controlPlane?: readonly ControlPlaneEgress[];
 }
 
 /** Where workspaces reach the model gateway: the API pods of the control-plane namespace. */
@@ -50,9 +62,34 @@ export const DEFAULT_EGRESS: EgressOptions = {
   dns: true,
 };
 
-/** The default egress plus what the installation allows besides (e.g. an in-cluster S3 store). */
-export function egressWith(allowances: readonly EgressAllowance[]): EgressOptions {
-  return { ...DEFAULT_EGRESS, allow: [...DEFAULT_EGRESS.allow, ...allowances] };
+/** The default egress plus what the installation allows besides (e.g. an in-cluster S3 store) and its DNS servers. */
+export function egressWith(
+  allowances: readonly EgressAllowance[],
+  dnsServers: readonly string[] = [],
+): EgressOptions {
+  return { ...DEFAULT_EGRESS, allow: [...DEFAULT_EGRESS.allow, ...allowances], dnsServers };
+}
+
+/** The `app.kubernetes.io/name` of the egress proxy's pods (the chart's `<fullname>-egress` Deployment). */
+export const EGRESS_PROXY_APP = 'agentry-egress';
+
+/**
+ * A workspace's egress when the installation runs the egress proxy (docs/egress.md): DNS, the
+ * proxy's pods on its port, and the installation's explicit exceptions (AGENTRY_WORKLOAD_EGRESS_ALLOW,
+ * e.g. an in-cluster S3 store); nothing else, so a connection around the proxy fails.
+ */
+export function egressThroughProxy(
+  controlNamespace: string,
+  proxyPort: number,
+  allowances: readonly EgressAllowance[],
+  dnsServers: readonly string[] = [],
+): EgressOptions {
+  return {
+    allow: [...allowances],
+    dns: true,
+    dnsServers,
+    controlPlane: [{ namespace: controlNamespace, apps: [EGRESS_PROXY_APP], port: proxyPort }],
+  };
 }
 
 /** The pods allowed to call runners: the API server (proxies streams) and the operator (dispatches). */
@@ -104,9 +141,18 @@ function egressRules(egress: EgressOptions): Record<string, unknown>[] {
     ...(range.port === undefined ? {} : { ports: [{ protocol: 'TCP', port: range.port }] }),
   }));
   if (egress.apiServer !== undefined) rules.push(apiServerEgressRule(egress.apiServer));
+  for (const target of egress.controlPlane ?? []) {
+    rules.push({
+      to: [controlPlanePeer(target.namespace, target.apps)],
+      ports: [{ protocol: 'TCP', port: target.port }],
+    });
+  }
   if (egress.dns) {
     rules.push({
-      to: [{ namespaceSelector: namespaceSelector('kube-system') }],
+      to: [
+        { namespaceSelector: namespaceSelector('kube-system') },
+        ...(egress.dnsServers ?? []).map((cidr) => ({ ipBlock: { cidr } })),
+      ],
       ports: [
         { protocol: 'UDP', port: 53 },
         { protocol: 'TCP', port: 53 },

@@ -5,6 +5,8 @@ import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import { loadConfig } from '../../platform/config.js';
 import type { Config } from '../../platform/config.js';
+import { DEFAULT_EGRESS_ALLOW } from '../../platform/egress-defaults.js';
+import { EGRESS_PROXY_APP } from '../../operator/runtimes/network-policy.js';
 import { CHART, PROFILES, helm, helmFailure, profileValues, renderedObjects } from './helm-support.js';
 import type { Rendered } from './helm-support.js';
 
@@ -75,6 +77,9 @@ describe('helm chart', () => {
       );
       const api = deployment(objects, 'agentry-api');
       const operator = deployment(objects, 'agentry-operator');
+      const egress = deployment(objects, 'agentry-egress');
+      expect(egress.container.args).toEqual(['egress-proxy']);
+      expect(egress.pod.serviceAccountName).toBe('agentry-egress');
       expect(api.container.args).toEqual(['api']);
       expect(operator.container.args).toEqual(['operator']);
       expect(api.pod.serviceAccountName).toBe('agentry-api');
@@ -93,7 +98,7 @@ describe('helm chart', () => {
     'with %s, the environment both programs get is a valid configuration (platform/config.ts parses it)',
     async (_name, values) => {
       const objects = renderedObjects(await helm(['template', 'agentry', CHART, ...values]));
-      for (const name of ['agentry-api', 'agentry-operator'])
+      for (const name of ['agentry-api', 'agentry-operator', 'agentry-egress'])
         expect(configOf(objects, name).AGENTRY_STORE).toBe('kubernetes');
     },
   );
@@ -161,6 +166,58 @@ describe('helm chart', () => {
       expect(deployment(objects, name).env.AGENTRY_MODEL_GATEWAY).toBe('disabled');
     expect(deployment(objects, 'agentry-api').env.AGENTRY_MODEL_PRICES_FILE).toBeUndefined();
     expect(objects.some((o) => o.metadata.name === 'agentry-model-prices')).toBe(false);
+  });
+
+  it('the egress proxy runs 2 replicas with the default allow list, and the operator points workspaces at its Service', async () => {
+    const objects = renderedObjects(
+      await helm(['template', 'agentry', CHART, '--namespace', 'agentry-system']),
+    );
+    const egress = deployment(objects, 'agentry-egress');
+    expect(loadConfig(egress.env).AGENTRY_EGRESS_ALLOW).toEqual(DEFAULT_EGRESS_ALLOW);
+    expect(egress.env.AGENTRY_EGRESS_PRIVATE_TARGETS).toBe('false');
+    const rendered = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'agentry-egress');
+    expect(rendered).toMatchObject({
+      spec: {
+        replicas: 2,
+        template: { metadata: { labels: { 'app.kubernetes.io/name': EGRESS_PROXY_APP } } },
+      },
+    });
+    const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === 'agentry-egress');
+    expect(JSON.stringify(service)).toContain('"port":3128');
+    expect(deployment(objects, 'agentry-operator').env.AGENTRY_EGRESS_PROXY_URL).toBe(
+      'http://agentry-egress.agentry-system.svc:3128',
+    );
+    expect(deployment(objects, 'agentry-api').env.AGENTRY_EGRESS_PROXY_URL).toBeUndefined();
+  });
+
+  it('the egress proxy may read tasks, organizations and workspaces and write only task status and events', async () => {
+    const objects = renderedObjects(await helm(['template', 'agentry', CHART]));
+    const role = objects.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'agentry-egress');
+    expect(role).toMatchObject({
+      rules: [
+        { resources: ['organizations', 'agentcomputers', 'tasks'], verbs: ['get', 'list', 'watch'] },
+        { resources: ['tasks/status'], verbs: ['update', 'patch'] },
+        { resources: ['events'], verbs: ['create'] },
+      ],
+    });
+  });
+
+  it('workloads.dnsServers becomes AGENTRY_WORKLOAD_DNS_SERVERS of the operator, which it parses', async () => {
+    const objects = renderedObjects(
+      await helm(['template', 'agentry', CHART, '--set', 'workloads.dnsServers={169.254.20.10/32}']),
+    );
+    const setting = deployment(objects, 'agentry-operator').env.AGENTRY_WORKLOAD_DNS_SERVERS;
+    expect(loadConfig({ AGENTRY_WORKLOAD_DNS_SERVERS: setting }).AGENTRY_WORKLOAD_DNS_SERVERS).toEqual([
+      '169.254.20.10/32',
+    ]);
+  });
+
+  it('egress.enabled=false renders no proxy and leaves the operator without a proxy URL', async () => {
+    const objects = renderedObjects(
+      await helm(['template', 'agentry', CHART, '--set', 'egress.enabled=false']),
+    );
+    expect(objects.filter((o) => o.metadata.name === 'agentry-egress')).toEqual([]);
+    expect(deployment(objects, 'agentry-operator').env.AGENTRY_EGRESS_PROXY_URL).toBeUndefined();
   });
 
   it('the pod profile grants nothing on kubevirt.io', async () => {
@@ -282,6 +339,8 @@ describe('helm chart', () => {
     ['api.workers=many', /\/api\/workers/],
     ['api.previews.domain=Preview_Host', /\/api\/previews\/domain/],
     ['api.previews.wakeTimeout=soon', /\/api\/previews\/wakeTimeout/],
+    ['egress.allow[0].host=GitHub.com', /\/egress\/allow\/0\/host/],
+    ['egress.allow[0].ports[0]=70000', /\/egress\/allow\/0\/ports\/0/],
   ])('values.schema.json rejects --set %s, naming the value', async (setting, message) => {
     const failure = await helmFailure(['template', 'agentry', CHART, '--set', setting]);
     expect(failure).toMatch(/values don't meet the specifications of the schema/);

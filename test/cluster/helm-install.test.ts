@@ -31,6 +31,7 @@ const orgNamespace = `agentry-org-${org}`;
 const otherNamespace = `elsewhere-${suffix}`;
 const apiAccount = `${release}-api`;
 const operatorAccount = `${release}-operator`;
+const egressAccount = `${release}-egress`;
 let uninstalled = false;
 /** What `helm install` printed: NOTES.txt rendered for this release. */
 let notes = '';
@@ -109,10 +110,11 @@ const expected = (table: readonly [AccessQuestion, boolean][]): string[] =>
 const agentry = { group: 'agentry.dev' };
 
 describe('helm install', () => {
-  it('creates the API (3 replicas) and operator (2 replicas) Deployments with their own service accounts, all Ready', async () => {
+  it('creates the API (3 replicas), operator (2 replicas) and egress proxy (2 replicas) Deployments with their own service accounts, all Ready', async () => {
     expect(await deployments()).toEqual({
       [apiAccount]: { replicas: 3, ready: 3, account: apiAccount },
       [operatorAccount]: { replicas: 2, ready: 2, account: operatorAccount },
+      [egressAccount]: { replicas: 2, ready: 2, account: egressAccount },
     });
   });
 
@@ -125,10 +127,13 @@ describe('helm install', () => {
       [
         `networkpolicy.networking.k8s.io/${apiAccount}`,
         `networkpolicy.networking.k8s.io/${operatorAccount}`,
+        `networkpolicy.networking.k8s.io/${egressAccount}`,
         `poddisruptionbudget.policy/${apiAccount}`,
         `poddisruptionbudget.policy/${operatorAccount}`,
+        `poddisruptionbudget.policy/${egressAccount}`,
         `service/${apiAccount}`,
         `service/${operatorAccount}-metrics`,
+        `service/${egressAccount}`,
       ].sort(),
     );
   });
@@ -178,6 +183,27 @@ describe('helm install', () => {
       [{ verb: 'get', resource: 'nodes' }, false],
     ];
     expect(await answers(apiAccount, table)).toEqual(expected(table));
+  });
+
+  it('lets the egress proxy account read tasks, organizations and workspaces, record denials on task status and as Events, and read the installation key, nothing more', async () => {
+    const table: [AccessQuestion, boolean][] = [
+      [{ verb: 'watch', resource: 'tasks', ...agentry }, true],
+      [{ verb: 'list', resource: 'organizations', ...agentry }, true],
+      [{ verb: 'get', resource: 'agentcomputers', namespace: orgNamespace, ...agentry }, true],
+      [
+        { verb: 'update', resource: 'tasks', subresource: 'status', namespace: orgNamespace, ...agentry },
+        true,
+      ],
+      [{ verb: 'create', resource: 'events', namespace: orgNamespace }, true],
+      [{ verb: 'get', resource: 'secrets', namespace, name: 'agentry-installation-key' }, true],
+      [{ verb: 'get', resource: 'secrets', namespace, name: 'anything-else' }, false],
+      [{ verb: 'get', resource: 'secrets', namespace: orgNamespace, name: 'agentry-executor-claude' }, false],
+      [{ verb: 'list', resource: 'secrets', namespace }, false],
+      [{ verb: 'update', resource: 'tasks', namespace: orgNamespace, ...agentry }, false],
+      [{ verb: 'update', resource: 'organizations', subresource: 'status', ...agentry }, false],
+      [{ verb: 'create', resource: 'pods', namespace: orgNamespace }, false],
+    ];
+    expect(await answers(egressAccount, table)).toEqual(expected(table));
   });
 
   it("lets the operator account manage workloads and status in organization namespaces, and its Lease, but not the cluster's own objects", async () => {

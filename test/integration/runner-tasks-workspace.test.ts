@@ -157,3 +157,45 @@ describe('runner tasks: git', () => {
     await expect(stat(join(runner.workdir, '.git'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
+
+describe('runner tasks: git through the egress proxy', () => {
+  let proxy: Server;
+  let proxyUrl = '';
+  const seen: { url: string; authorization: string | undefined }[] = [];
+
+  beforeAll(async () => {
+    // A stand-in proxy: challenges for credentials, then refuses, recording what git asked for.
+    proxy = createServer((req, res) => {
+      const authorization = req.headers['proxy-authorization'];
+      seen.push({ url: req.url ?? '', authorization });
+      if (authorization === undefined)
+        res.writeHead(407, { 'proxy-authenticate': 'Basic realm="agentry"' }).end();
+      else res.writeHead(403).end('refused by the test proxy\n');
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const address = proxy.address();
+    proxyUrl = `http://prompt:tok-123@127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) =>
+      proxy.close(() => {
+        resolve();
+      }),
+    );
+  });
+
+  it("fetches through the prompt's proxy variables, with its token as the proxy credential", async () => {
+    const [taskId, promptId] = [randomUUID(), randomUUID()];
+    await runShell(taskId, promptId, 'echo should-not-run\n', {
+      githubUrl: 'http://git.example.test/owner/repo.git',
+      executor: shellInvocation({ http_proxy: proxyUrl, HTTPS_PROXY: proxyUrl }),
+    });
+    const done = await client.waitForTerminal(taskId, promptId);
+    expect(done.status).toBe('failed');
+    expect(seen[0]?.url).toMatch(/^http:\/\/git\.example\.test\/owner\/repo\.git\/info\/refs/);
+    expect(seen.map((request) => request.authorization)).toContain(
+      `Basic ${Buffer.from('prompt:tok-123').toString('base64')}`,
+    );
+  });
+});

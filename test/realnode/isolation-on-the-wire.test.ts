@@ -1,7 +1,8 @@
 // Isolation proven on the wire, with kube-router enforcing NetworkPolicy on the real node. A prompt
 // in a workspace of one organization (the way an agent, or a prompt-injected repository, would try)
 // opens TCP connections to another organization's runner and lake, the API server, the operator's
-// metrics port and the kube-apiserver: every one must fail. Control probes from Pods that no
+// metrics port and the kube-apiserver: every one must fail but the API server's port, which serves
+// the model gateway (ADR 9; each call authenticated by the prompt's token). Control probes from Pods that no
 // workspace policy covers show each target really listens, so a missing policy fails the test.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
@@ -230,11 +231,13 @@ describe('isolation on the wire, NetworkPolicy enforced by kube-router', () => {
     });
     const text = streamText(stream);
     // The whole stream in the failure message: a prompt that did not run shows why.
+    // The API server's port is the one exception, by design: it serves the model gateway
+    // (docs/adr/0009-secretless-workspaces.md), which every call still authenticates.
     expect({ done: stream.done?.status, seen: outcomes(text) }).toEqual({
       done: 'completed',
-      seen: Object.fromEntries(targets.map((t) => [t.name, 'closed'])),
+      seen: Object.fromEntries(targets.map((t) => [t.name, t.name === 'api-server' ? 'open' : 'closed'])),
     });
-    expect(text).not.toMatch(/probe \S+ open/);
+    expect(text.match(/probe \S+ open/g)).toEqual(['probe api-server open']);
   }, 300_000);
 
   it('the same targets not fenced by their own ingress policy answer a Pod that no workspace policy covers', async () => {

@@ -4,7 +4,13 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 /** Runs `agentry` from source (TypeScript through the swc loader) as a real child process. */
 export function spawnAgentry(args: string[], env: Record<string, string>): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, ['--import', './test/support/register-swc.mjs', 'cli/main.ts', ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    // Any free port for the embedded egress proxy: parallel servers must not race for 3128.
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      AGENTRY_EGRESS_PROXY_PORT: '0',
+      ...env,
+    },
     stdio: 'pipe',
   });
 }

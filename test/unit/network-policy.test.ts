@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { runnerNetworkPolicy } from '../../operator/runtimes/network-policy.js';
+import { loadConfig } from '../../platform/config.js';
+import {
+  EGRESS_PROXY_APP,
+  egressThroughProxy,
+  egressWith,
+  runnerNetworkPolicy,
+} from '../../operator/runtimes/network-policy.js';
 import type { RunnerNetworkPolicyOptions } from '../../operator/runtimes/network-policy.js';
 
 const labels = { 'app.kubernetes.io/name': 'agentry-runner', 'agentry.dev/agent-computer': 'box' };
@@ -128,5 +134,66 @@ describe('runnerNetworkPolicy', () => {
         ports: [{ protocol: 'TCP', port: 'http' }],
       },
     ]);
+  });
+});
+
+describe('egressThroughProxy', () => {
+  const policy = runnerNetworkPolicy({
+    ...options,
+    egress: egressThroughProxy('agentry-system', 3128, [{ cidr: '10.250.1.1/32', port: 9000 }]),
+  });
+
+  it('allows only the installation exceptions, the egress proxy pods on its port and DNS', () => {
+    expect(policy.spec.egress).toEqual([
+      { to: [{ ipBlock: { cidr: '10.250.1.1/32' } }], ports: [{ protocol: 'TCP', port: 9000 }] },
+      {
+        to: [
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'agentry-system' } },
+            podSelector: {
+              matchExpressions: [
+                { key: 'app.kubernetes.io/name', operator: 'In', values: [EGRESS_PROXY_APP] },
+              ],
+            },
+          },
+        ],
+        ports: [{ protocol: 'TCP', port: 3128 }],
+      },
+      {
+        to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } }],
+        ports: [
+          { protocol: 'UDP', port: 53 },
+          { protocol: 'TCP', port: 53 },
+        ],
+      },
+    ]);
+  });
+
+  it('no longer allows the internet by IP range', () => {
+    expect(JSON.stringify(policy.spec.egress)).not.toContain('0.0.0.0/0');
+  });
+});
+
+describe('DNS servers besides kube-system', () => {
+  it('adds each resolver as an ipBlock to the DNS rule, UDP and TCP 53 only', () => {
+    const policy = runnerNetworkPolicy({ ...options, egress: egressWith([], ['169.254.20.10/32']) });
+    expect(policy.spec.egress?.at(-1)).toEqual({
+      to: [
+        { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } },
+        { ipBlock: { cidr: '169.254.20.10/32' } },
+      ],
+      ports: [
+        { protocol: 'UDP', port: 53 },
+        { protocol: 'TCP', port: 53 },
+      ],
+    });
+  });
+
+  it('reads AGENTRY_WORKLOAD_DNS_SERVERS as IPv4 CIDRs and refuses anything else', () => {
+    expect(
+      loadConfig({ AGENTRY_WORKLOAD_DNS_SERVERS: '10.250.0.1/32, 169.254.20.10/32' })
+        .AGENTRY_WORKLOAD_DNS_SERVERS,
+    ).toEqual(['10.250.0.1/32', '169.254.20.10/32']);
+    expect(() => loadConfig({ AGENTRY_WORKLOAD_DNS_SERVERS: 'dns.example' })).toThrow(/not an IPv4 CIDR/);
   });
 });

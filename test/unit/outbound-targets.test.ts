@@ -312,3 +312,38 @@ describe('guardedLookup: the lookup of the lake’s S3 agents', () => {
     ]);
   });
 });
+
+describe('resolveTargetHost: refuseMetadata with private targets allowed, by classification alone', () => {
+  const EGRESS = { noun: 'egress target', plural: 'workspaces' };
+  const policy = { allowPrivate: true, refuseMetadata: true };
+  const check = (host: string, table: Record<string, ResolvedAddress[]>): Promise<ResolvedAddress> =>
+    resolveTargetHost(host, policy, { subject: EGRESS, lookup: dns(table) });
+
+  it.each([
+    ['169.254.169.254', 4],
+    ['169.254.0.1', 4],
+    ['fd00:ec2::254', 6],
+    ['::ffff:169.254.169.254', 6],
+  ] as const)('refuses a name resolving to the metadata range address %s', async (address, family) => {
+    await expect(check('meta.test', { 'meta.test': [{ address, family }] })).rejects.toThrow(
+      /the cloud metadata range/,
+    );
+  });
+
+  it('still allows loopback and private addresses', async () => {
+    await expect(
+      check('inside.test', { 'inside.test': [{ address: '10.1.2.3', family: 4 }] }),
+    ).resolves.toEqual({ address: '10.1.2.3', family: 4 });
+  });
+
+  it('refuses a name when any one of its addresses is metadata', async () => {
+    await expect(
+      check('mixed.test', {
+        'mixed.test': [
+          { address: '10.1.2.3', family: 4 },
+          { address: '169.254.169.254', family: 4 },
+        ],
+      }),
+    ).rejects.toThrow(TargetRefusedError);
+  });
+});

@@ -17,6 +17,12 @@
 
 {{- define "agentry.api.name" -}}{{ include "agentry.fullname" . }}-api{{- end -}}
 {{- define "agentry.operator.name" -}}{{ include "agentry.fullname" . }}-operator{{- end -}}
+{{- define "agentry.egress.name" -}}{{ include "agentry.fullname" . }}-egress{{- end -}}
+
+{{/* The egress proxy as workspaces reach it (AGENTRY_EGRESS_PROXY_URL of the operator). */}}
+{{- define "agentry.egress.url" -}}
+{{- printf "http://%s.%s.svc:%d" (include "agentry.egress.name" .) .Release.Namespace (int .Values.egress.port) -}}
+{{- end -}}
 
 {{- define "agentry.commonLabels" -}}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
@@ -35,6 +41,18 @@ app.kubernetes.io/component: api
 app.kubernetes.io/name: agentry-operator
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: operator
+{{- end -}}
+
+{{/* Fixed like the others: workspaces' NetworkPolicies admit exactly these pods on the proxy port. */}}
+{{- define "agentry.egress.selectorLabels" -}}
+app.kubernetes.io/name: agentry-egress
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: egress
+{{- end -}}
+
+{{- define "agentry.egress.labels" -}}
+{{ include "agentry.commonLabels" . }}
+{{ include "agentry.egress.selectorLabels" . }}
 {{- end -}}
 
 {{- define "agentry.api.labels" -}}
@@ -134,6 +152,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- with .Values.workloads.egressAllow }}
 - name: AGENTRY_WORKLOAD_EGRESS_ALLOW
+  value: {{ join "," . | quote }}
+{{- end }}
+{{- with .Values.workloads.dnsServers }}
+- name: AGENTRY_WORKLOAD_DNS_SERVERS
   value: {{ join "," . | quote }}
 {{- end }}
 {{- if .Values.executors.definitions }}

@@ -7,11 +7,23 @@ import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { stringify } from 'yaml';
 import { run } from '../../cluster/harness/tools.js';
+import { DEFAULT_EGRESS_ALLOW } from '../../../platform/egress-defaults.js';
 
 export const RELEASE = 'agentry';
 export const CONTROL_NAMESPACE = 'agentry-system';
 export const E2E_ORG = 'e2e';
 export const E2E_ORG_NAMESPACE = `agentry-org-${E2E_ORG}`;
+/**
+ * The namespace and Service names of the egress tests' web server (egress-on-the-real-node.test.ts):
+ * the install allows the first through the egress proxy; the second is the same server, not allowed.
+ */
+export const EGRESS_TARGET_NAMESPACE = 'egress-e2e';
+export const EGRESS_ALLOWED_HOST = `egress-allowed.${EGRESS_TARGET_NAMESPACE}.svc.cluster.local`;
+export const EGRESS_DENIED_HOST = `egress-denied.${EGRESS_TARGET_NAMESPACE}.svc.cluster.local`;
+export const EGRESS_TARGET_PORT = 8080;
+/** The executor whose script the egress tests run: a model route to anthropic, its key in a Secret. */
+export const KEY_PROBE_EXECUTOR = 'key-probe';
+
 /** The label the real node carries; every Pod that must really run selects it. */
 export const REAL_NODE_SELECTOR = { 'agentry.dev/real-node': 'true' } as const;
 
@@ -72,6 +84,8 @@ export function realNodeValues(target: InstallTarget, images: AgentryImages, buc
       // moto stands in for S3: the lake reaches it on the control-plane host, a private address
       // its NetworkPolicy allows only through this allowance.
       egressAllow: [`${target.controlPlaneIp}/32:${motoPort}`],
+      // CoreDNS runs on the node, not as a kube-system pod: workspaces may query it there.
+      dnsServers: [`${target.nodeIp}/32`],
     },
     objectStore: {
       type: 's3',
@@ -84,6 +98,40 @@ export function realNodeValues(target: InstallTarget, images: AgentryImages, buc
     // moto, the lake's S3, too.
     lake: { allowPrivateTargets: true },
     organizations: [{ name: E2E_ORG, displayName: 'End to end', plan: 'pro' }],
+    // Workspaces reach out through the egress proxy only; the test's server is a private (pod
+    // network) address, hence private targets.
+    egress: {
+      enabled: true,
+      replicas: 1,
+      allowPrivateTargets: true,
+      allow: [...DEFAULT_EGRESS_ALLOW, { host: EGRESS_ALLOWED_HOST, ports: [EGRESS_TARGET_PORT] }],
+      resources: small,
+      nodeSelector: REAL_NODE_SELECTOR,
+    },
+    // A bash executor that declares a model route, as claude does: its key must never reach the workspace.
+    executors: {
+      definitions: [
+        {
+          name: KEY_PROBE_EXECUTOR,
+          format: 'lines',
+          command: 'bash',
+          args: ['{promptFile}'],
+          promptVia: 'file',
+          env: {
+            ANTHROPIC_API_KEY: {
+              secretKeyRef: { name: 'agentry-executor-claude', key: 'ANTHROPIC_API_KEY' },
+            },
+          },
+          modelGateway: [
+            {
+              provider: 'anthropic',
+              keyVariables: ['ANTHROPIC_API_KEY'],
+              baseUrlVariables: ['ANTHROPIC_BASE_URL'],
+            },
+          ],
+        },
+      ],
+    },
     api: { replicas: 2, resources: small, nodeSelector: REAL_NODE_SELECTOR },
     operator: { replicas: 2, resources: small, nodeSelector: REAL_NODE_SELECTOR },
   };
