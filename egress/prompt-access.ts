@@ -1,4 +1,5 @@
 import type { EgressRule } from '../crds/egress.js';
+import { isPromptLive } from '../crds/index.js';
 import type { Task } from '../crds/index.js';
 import type { PromptTokenClaims, PromptTokens } from '../platform/model-gateway/token.js';
 import type { EgressCaches } from './caches.js';
@@ -22,20 +23,6 @@ export function tokenOfProxyAuthorization(header: string | undefined): string | 
   return colon < 0 ? undefined : decoded.slice(colon + 1);
 }
 
-const ENDED = new Set(['succeeded', 'failed', 'canceled']);
-
-/**
- * Whether the prompt may still reach out: it is in the Task's spec and not ended. A prompt just
- * dispatched may not be `running` in the status yet (its processes start before the operator's
- * write lands), so pending counts too: the token exists only because the prompt was dispatched.
- */
-export function promptIsLive(task: Task, promptId: string): boolean {
-  if (task.metadata.deletionTimestamp !== undefined) return false;
-  if (!task.spec.prompts.some((prompt) => prompt.id === promptId)) return false;
-  const entry = task.status?.prompts?.find((prompt) => prompt.id === promptId);
-  return entry === undefined || !ENDED.has(entry.status);
-}
-
 /** Checks a connection's credential and gathers its egress rules. */
 export class PromptAccessCheck {
   constructor(
@@ -50,7 +37,7 @@ export class PromptAccessCheck {
     const claims = token === undefined ? undefined : this.tokens.verify(token);
     if (claims === undefined) return undefined;
     const task = await this.caches.task(claims.namespace, claims.task);
-    if (task === undefined || !promptIsLive(task, claims.prompt)) return undefined;
+    if (task === undefined || !isPromptLive(task, claims.prompt)) return undefined;
     const organization = this.caches.organizationOf(claims.namespace);
     return {
       claims,

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { organizationNamespace, promptEntryOf } from '../../crds/index.js';
-import type { Organization, PromptStatusEntry, Task } from '../../crds/index.js';
+import { isPromptLive, organizationNamespace } from '../../crds/index.js';
+import type { Organization, Task } from '../../crds/index.js';
 import type { PromptTokenClaims, PromptTokens } from '../../platform/model-gateway/token.js';
 import type { ModelProvider } from '../../platform/model-gateway/providers.js';
 import type { ReadModel } from '../read-model.js';
@@ -9,8 +9,6 @@ import type { ReadModel } from '../read-model.js';
 export interface PromptAccess {
   claims: PromptTokenClaims;
   task: Task;
-  /** The prompt's status entry (the operator writes one when it dispatches). */
-  entry: PromptStatusEntry;
   /** The organization whose namespace the task is in. */
   organization: Organization;
 }
@@ -48,19 +46,9 @@ export function presentedToken(
 export const organizationOf = (readModel: ReadModel, namespace: string): Organization | undefined =>
   readModel.organizations.list().find((org) => organizationNamespace(org) === namespace);
 
-/** The prompt's entry while it is live: its task not deleted, it dispatched, not ended, not being canceled. */
-function livePromptEntry(task: Task, promptId: string): PromptStatusEntry | undefined {
-  if (task.spec.deletedAt !== undefined || task.metadata.deletionTimestamp !== undefined) return undefined;
-  const prompt = task.spec.prompts.find((spec) => spec.id === promptId);
-  const entry = promptEntryOf(task, promptId);
-  if (prompt === undefined || prompt.cancelRequestedAt !== undefined || entry === undefined) return undefined;
-  const live = entry.status === 'running' || (entry.status === 'pending' && entry.dispatchedAt !== undefined);
-  return live ? entry : undefined;
-}
-
 /**
  * Whether a token still stands for a live prompt: genuine and unexpired, its task present and not
- * deleted, its prompt dispatched and not ended (nor being canceled), its organization not being deleted. A token dies with its
+ * deleted, its prompt not ended (nor being canceled), its organization not being deleted. A token dies with its
  * prompt: that is its revocation (docs/adr/0009). Every failure is the same `undefined`, so an
  * answer never says which check failed.
  */
@@ -75,11 +63,11 @@ export class PromptAccessCheck {
     const claims = this.claimsOf(token);
     if (claims === undefined) return undefined;
     const task = await this.readModel.taskReadThrough(claims.namespace, claims.task);
-    const entry = task === undefined ? undefined : livePromptEntry(task, claims.prompt);
+    const live = task !== undefined && isPromptLive(task, claims.prompt);
     const organization = organizationOf(this.readModel, claims.namespace);
     const deleting = organization?.metadata.deletionTimestamp !== undefined;
-    if (task === undefined || entry === undefined || organization === undefined || deleting) return undefined;
-    return { claims, task, entry, organization };
+    if (task === undefined || !live || organization === undefined || deleting) return undefined;
+    return { claims, task, organization };
   }
 
   /** The claims of a genuine, unexpired token (the usage endpoint reads the prompt fresh itself). */

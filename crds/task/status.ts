@@ -51,3 +51,18 @@ export const allPromptsRecordedTerminal = (task: Task, promptId?: string): boole
       const entry = promptEntryOf(task, prompt.id);
       return entry !== undefined && isTerminal(entry.status);
     });
+
+/**
+ * Whether a dispatched prompt may still act for its task (the model gateway and the egress proxy
+ * check its token against this): its task not deleted, the prompt not ended and not being
+ * canceled. A prompt not yet recorded as dispatched counts: a prompt token exists only once it was
+ * dispatched, and the runner starts the executor before the operator's status write (and every
+ * cache) can show it, so a quick CLI calls out before either does.
+ */
+export function isPromptLive(task: Task, promptId: string): boolean {
+  if (task.spec.deletedAt !== undefined || task.metadata.deletionTimestamp !== undefined) return false;
+  const prompt = task.spec.prompts.find((spec) => spec.id === promptId);
+  if (prompt === undefined || prompt.cancelRequestedAt !== undefined) return false;
+  const entry = promptEntryOf(task, promptId);
+  return entry === undefined || !isTerminal(entry.status);
+}

@@ -15,6 +15,7 @@ import { embeddedStoreDir } from '../../platform/store/open.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import { startServeProcess, stopChild } from '../support/spawn-cli.js';
 import { until } from '../support/until.js';
+import { routedShellExecutor } from '../support/routed-shell-executor.js';
 
 // Made at run time: the repository (this file) is readable inside the workspace.
 const FAKE_KEY = `sk-ant-fake-${randomBytes(16).toString('hex')}`;
@@ -32,27 +33,7 @@ const PROBE_SCRIPT = [
   'echo probed',
 ].join('\n');
 
-const EXECUTORS = {
-  executors: [
-    {
-      name: 'keyprobe',
-      format: 'lines',
-      command: 'bash',
-      args: ['{promptFile}'],
-      promptVia: 'file',
-      env: {
-        ANTHROPIC_API_KEY: { secretKeyRef: { name: 'agentry-executor-claude', key: 'ANTHROPIC_API_KEY' } },
-      },
-      modelGateway: [
-        {
-          provider: 'anthropic',
-          keyVariables: ['ANTHROPIC_API_KEY'],
-          baseUrlVariables: ['ANTHROPIC_BASE_URL'],
-        },
-      ],
-    },
-  ],
-};
+const EXECUTORS = { executors: [routedShellExecutor('keyprobe')] };
 
 const children: ChildProcessWithoutNullStreams[] = [];
 const dirs: string[] = [];

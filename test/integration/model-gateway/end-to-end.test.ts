@@ -15,31 +15,12 @@ import { startModelProviderStandIn } from '../../support/model-provider-stand-in
 import type { ModelProviderStandIn } from '../../support/model-provider-stand-in.js';
 import { startServeProcess, stopChild } from '../../support/spawn-cli.js';
 import { until } from '../../support/until.js';
+import { routedShellExecutor } from '../../support/routed-shell-executor.js';
 
 const FAKE_KEY = `sk-ant-e2e-${randomBytes(12).toString('hex')}`;
 const API_KEY = 'gateway-e2e-test-key-0123456789abcdef';
 
-const EXECUTORS = {
-  executors: [
-    {
-      name: 'curlclaude',
-      format: 'lines',
-      command: 'bash',
-      args: ['{promptFile}'],
-      promptVia: 'file',
-      env: {
-        ANTHROPIC_API_KEY: { secretKeyRef: { name: 'agentry-executor-claude', key: 'ANTHROPIC_API_KEY' } },
-      },
-      modelGateway: [
-        {
-          provider: 'anthropic',
-          keyVariables: ['ANTHROPIC_API_KEY'],
-          baseUrlVariables: ['ANTHROPIC_BASE_URL'],
-        },
-      ],
-    },
-  ],
-};
+const EXECUTORS = { executors: [routedShellExecutor('curlclaude')] };
 
 /** One streamed Messages call, the way Claude Code makes it (key in x-api-key, base URL without /v1). */
 const MODEL_CALL = [
@@ -122,7 +103,11 @@ describe('a CLI in a workspace calling its provider through the model gateway', 
   it('reaches the provider with the real key, streams the answer, and the task and result event carry the count', async () => {
     const before = provider.received.length;
     const { id, task } = await runTask(MODEL_CALL);
-    expect(task.status).toBe('completed');
+    // The prompt's error, if any, in the message.
+    expect({ status: task.status, error: task.prompts[0]?.error }).toEqual({
+      status: 'completed',
+      error: null,
+    });
     const calls = provider.received.slice(before);
     expect(calls).toHaveLength(1);
     expect(calls[0]?.headers['x-api-key']).toBe(FAKE_KEY);

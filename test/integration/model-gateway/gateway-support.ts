@@ -103,8 +103,8 @@ export async function runningPrompt(
   options: {
     executor?: string;
     budget?: ModelBudget;
-    /** The prompt's recorded status (pending: dispatched, not yet started). */
-    status?: 'pending' | 'running' | 'succeeded';
+    /** The prompt's recorded status (pending: dispatched, not yet started; unrecorded: no status written yet). */
+    status?: 'unrecorded' | 'pending' | 'running' | 'succeeded';
     /** The client asked to cancel it. */
     cancelRequested?: boolean;
   } = {},
@@ -135,7 +135,31 @@ export async function runningPrompt(
   });
   const now = new Date().toISOString();
   const status = options.status ?? 'running';
-  const task = await api.store.replaceStatus(TaskType, {
+  const task = status === 'unrecorded' ? created : await recordPrompt(api, created, prompt, status, now);
+  await eventually(
+    () =>
+      api.readModel.tasks.get(NAMESPACE, name)?.metadata.resourceVersion === task.metadata.resourceVersion,
+  );
+  const claims: PromptTokenClaims = {
+    namespace: NAMESPACE,
+    task: name,
+    prompt,
+    executor,
+    workspace: 'ws-1',
+    exp: Math.ceil(Date.now() / 1000) + 3600,
+  };
+  return { task, prompt, token: fixture.tokens.issue(claims), claims };
+}
+
+/** The operator's record of the prompt, as it writes it once the runner took it. */
+function recordPrompt(
+  api: TestApi,
+  created: Task,
+  prompt: string,
+  status: 'pending' | 'running' | 'succeeded',
+  now: string,
+): Promise<Task> {
+  return api.store.replaceStatus(TaskType, {
     ...created,
     status: {
       status: status === 'succeeded' ? 'completed' : 'running',
@@ -150,19 +174,6 @@ export async function runningPrompt(
       ],
     },
   });
-  await eventually(
-    () =>
-      api.readModel.tasks.get(NAMESPACE, name)?.metadata.resourceVersion === task.metadata.resourceVersion,
-  );
-  const claims: PromptTokenClaims = {
-    namespace: NAMESPACE,
-    task: name,
-    prompt,
-    executor,
-    workspace: 'ws-1',
-    exp: Math.ceil(Date.now() / 1000) + 3600,
-  };
-  return { task, prompt, token: fixture.tokens.issue(claims), claims };
 }
 
 /** The task as stored now. */

@@ -91,6 +91,14 @@ describe('model gateway refusals', () => {
     expect(fixture.standIn.received).toHaveLength(1);
   });
 
+  it('accepts the token of a prompt the operator has not recorded yet: the executor starts before that write', async () => {
+    const unrecorded = await runningPrompt(fixture, { status: 'unrecorded' });
+    const res = await anthropicCall(unrecorded.token);
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    expect(fixture.standIn.received).toHaveLength(1);
+  });
+
   it('refuses the token of a deleted task', async () => {
     const running = await runningPrompt(fixture);
     const task = await storedTask(fixture.api, running.task.metadata.name);
