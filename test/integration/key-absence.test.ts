@@ -28,8 +28,10 @@ const PROBE_SCRIPT = [
   'env > probe/env.txt',
   "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\" 2>/dev/null; done > probe/environ.txt",
   'ps eww -A > probe/ps.txt 2>&1 || true',
-  // Anthropic's key shape; the bracket keeps the pattern from matching this script's own text.
-  'grep -r --binary-files=text -l "sk-[a]nt-" /code "$HOME" /tmp 2>/dev/null > probe/grep.txt || true',
+  // This run's key, put together at run time: the script's own text holds only its two halves
+  // (a pattern such as Anthropic's key shape would also match fake keys in any checkout under /tmp).
+  `needle="${FAKE_KEY.slice(0, 20)}""${FAKE_KEY.slice(20)}"`,
+  'grep -r --binary-files=text -l -F "$needle" /code "$HOME" /tmp 2>/dev/null > probe/grep.txt || true',
   'echo probed',
 ].join('\n');
 
