@@ -1,22 +1,12 @@
-import { TaskType, budgetReached, usageThisMonth } from '../../crds/index.js';
-import type { Organization, Task, TaskStatus } from '../../crds/index.js';
+import { TaskType } from '../../crds/index.js';
+import type { BudgetScope, TaskStatus } from '../../crds/index.js';
 import type { PromptTokenClaims } from '../../platform/model-gateway/token.js';
 import { updateStatus } from '../../platform/store/status-writer.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { ReadModel } from '../read-model.js';
 
-/** Which budget stopped a prompt (Task `status.prompts[].budgetExceeded`). */
-export type ExceededBudget = 'task' | 'organization';
-
-/** The budget `task` or `organization` has reached, the task's first; undefined while both have room. */
-export function exceededBudget(task: Task, organization: Organization, at: Date): ExceededBudget | undefined {
-  if (budgetReached(task.status?.usage, task.spec.budget)) return 'task';
-  if (budgetReached(usageThisMonth(organization.status, at), organization.spec.budget)) return 'organization';
-  return undefined;
-}
-
 /** `status` with the prompt's entry marked (a mark already there stays: the first budget reached is the cause). */
-export function withBudgetMark(status: TaskStatus, prompt: string, budget: ExceededBudget): TaskStatus {
+export function withBudgetMark(status: TaskStatus, prompt: string, budget: BudgetScope): TaskStatus {
   if (status.prompts === undefined) return status;
   return {
     ...status,
@@ -36,7 +26,7 @@ export async function markBudgetExceeded(
   store: ResourceStore,
   readModel: ReadModel,
   claims: PromptTokenClaims,
-  budget: ExceededBudget,
+  budget: BudgetScope,
 ): Promise<void> {
   const written = await updateStatus(
     store,

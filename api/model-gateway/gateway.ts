@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { reachedBudget } from '../../crds/index.js';
 import type { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import type { Logger } from '../../platform/log.js';
 import {
@@ -11,7 +12,7 @@ import type { PromptTokens } from '../../platform/model-gateway/token.js';
 import type { ModelPrices } from '../../platform/model-prices.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { ReadModel } from '../read-model.js';
-import { exceededBudget, markBudgetExceeded } from './budgets.js';
+import { markBudgetExceeded } from './budgets.js';
 import { GatewayOutcomes } from './metrics.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { GatewayOutcome } from './metrics.js';
@@ -134,7 +135,7 @@ export class ModelGateway {
     provider: ModelProvider,
     access: PromptAccess,
   ): Promise<boolean> {
-    const budget = exceededBudget(access.task, access.organization, this.options.now());
+    const budget = reachedBudget(access.task, access.organization, this.options.now());
     if (budget === undefined) return false;
     await markBudgetExceeded(this.options.store, this.options.readModel, access.claims, budget).catch(
       (err: unknown) => {

@@ -1,4 +1,7 @@
 import type { PromptSpec, PromptStatus, PromptStatusEntry, Task, TaskStatusValue } from './types.js';
+import { budgetReached } from '../model-usage.js';
+import { usageThisMonth } from '../organization/types.js';
+import type { Organization } from '../organization/types.js';
 
 const TERMINAL: readonly PromptStatus[] = ['succeeded', 'failed', 'canceled'];
 
@@ -65,4 +68,26 @@ export function isPromptLive(task: Task, promptId: string): boolean {
   if (prompt === undefined || prompt.cancelRequestedAt !== undefined) return false;
   const entry = promptEntryOf(task, promptId);
   return entry === undefined || !isTerminal(entry.status);
+}
+
+/** Whose model budget a prompt may not run past: its task's own, or its organization's for the month. */
+export type BudgetScope = NonNullable<PromptStatusEntry['budgetExceeded']>;
+
+/**
+ * The budget the task's prompts have reached, the task's own first, then its organization's for
+ * the month of `at`; undefined while both have room. The model gateway refuses calls by it, the
+ * Task reconciler stops prompts by it.
+ */
+export function reachedBudget(
+  task: Task,
+  organization: Organization | undefined,
+  at: Date,
+): BudgetScope | undefined {
+  if (budgetReached(task.status?.usage, task.spec.budget)) return 'task';
+  if (
+    organization !== undefined &&
+    budgetReached(usageThisMonth(organization.status, at), organization.spec.budget)
+  )
+    return 'organization';
+  return undefined;
 }

@@ -1,8 +1,12 @@
-import { budgetReached, usageThisMonth } from '../../crds/index.js';
-import type { ModelBudget, ModelUsage, Organization, PromptStatusEntry, Task } from '../../crds/index.js';
-
-/** Whose budget stopped a prompt: the task's own, or its organization's for the month. */
-export type BudgetScope = 'task' | 'organization';
+import { reachedBudget, usageThisMonth } from '../../crds/index.js';
+import type {
+  BudgetScope,
+  ModelBudget,
+  ModelUsage,
+  Organization,
+  PromptStatusEntry,
+  Task,
+} from '../../crds/index.js';
 
 /** A budget a prompt may not run past, and the error its prompt fails with. */
 export interface BudgetBreach {
@@ -13,12 +17,11 @@ export interface BudgetBreach {
 const costText = (usd: number): string => `$${usd.toFixed(2)}`;
 const tokensText = (tokens: number): string => `${tokens} tokens`;
 
-/** "$5.00" or "1000 tokens": the limit of `budget` that `usage` reached (the cost first). */
+/** "$5.00" or "1000 tokens": the limit of a reached `budget` that `usage` reached (the cost first). */
 function reachedLimit(budget: ModelBudget | undefined, usage: ModelUsage | undefined): string | undefined {
-  if (budget === undefined || usage === undefined || !budgetReached(usage, budget)) return undefined;
-  if (budget.maxCostUsd !== undefined && usage.costUsd >= budget.maxCostUsd)
+  if (budget?.maxCostUsd !== undefined && usage !== undefined && usage.costUsd >= budget.maxCostUsd)
     return costText(budget.maxCostUsd);
-  return budget.maxTokens === undefined ? undefined : tokensText(budget.maxTokens);
+  return budget?.maxTokens === undefined ? undefined : tokensText(budget.maxTokens);
 }
 
 /** A budget's first limit (the gateway judged which one it reached). */
@@ -41,12 +44,13 @@ export function taskBudgetBreach(
   organization: Organization | undefined,
   now: Date,
 ): BudgetBreach | undefined {
-  const taskLimit = reachedLimit(task.spec.budget, task.status?.usage);
-  if (taskLimit !== undefined) return { scope: 'task', message: breachMessage('task', taskLimit) };
-  const orgLimit = reachedLimit(organization?.spec.budget, usageThisMonth(organization?.status, now));
-  if (orgLimit !== undefined)
-    return { scope: 'organization', message: breachMessage('organization', orgLimit) };
-  return undefined;
+  const scope = reachedBudget(task, organization, now);
+  if (scope === undefined) return undefined;
+  const limit =
+    scope === 'task'
+      ? reachedLimit(task.spec.budget, task.status?.usage)
+      : reachedLimit(organization?.spec.budget, usageThisMonth(organization?.status, now));
+  return { scope, message: breachMessage(scope, limit) };
 }
 
 /**

@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { OrganizationSpecSchema, TaskSpecSchema } from '../../crds/index.js';
+import { OrganizationSpecSchema, TaskSpecSchema, reachedBudget } from '../../crds/index.js';
 import type { ModelUsage, Organization, Task } from '../../crds/index.js';
-import { exceededBudget } from '../../api/model-gateway/budgets.js';
 import { addToTotals, sumUsage } from '../../api/model-gateway/usage-sums.js';
 
 const call = (tokens: number, costUsd: number): ModelUsage => ({
@@ -70,13 +69,11 @@ describe('usage sums', () => {
 
 describe('exceeded budget', () => {
   it("names the task's budget first", () => {
-    expect(exceededBudget(task(call(10, 0), { maxTokens: 10 }), organization('2026-11', 11), at)).toBe(
-      'task',
-    );
+    expect(reachedBudget(task(call(10, 0), { maxTokens: 10 }), organization('2026-11', 11), at)).toBe('task');
   });
 
   it("counts the organization's usage of this month only", () => {
-    expect(exceededBudget(task(undefined), organization('2026-11', 10), at)).toBe('organization');
-    expect(exceededBudget(task(undefined), organization('2026-10', 10), at)).toBeUndefined();
+    expect(reachedBudget(task(undefined), organization('2026-11', 10), at)).toBe('organization');
+    expect(reachedBudget(task(undefined), organization('2026-10', 10), at)).toBeUndefined();
   });
 });
