@@ -1,4 +1,4 @@
-import { AgentComputerType, OrganizationType, TaskType, organizationNamespace } from '../crds/index.js';
+import { AgentComputerType, OrganizationType, TaskType, organizationOfNamespace } from '../crds/index.js';
 import type { AgentComputer, Organization, Task } from '../crds/index.js';
 import type { Logger } from '../platform/log.js';
 import { Informer } from '../platform/store/informer.js';
@@ -37,7 +37,7 @@ export class EgressCaches {
 
   /** The Organization whose namespace this is (a token names the namespace, not the organization). */
   organizationOf(namespace: string): Organization | undefined {
-    return this.organizations.list().find((org) => organizationNamespace(org) === namespace);
+    return organizationOfNamespace(this.organizations.list(), namespace);
   }
 
   agentComputer(namespace: string, name: string): AgentComputer | undefined {

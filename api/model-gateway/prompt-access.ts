@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { isPromptLive, organizationNamespace } from '../../crds/index.js';
+import { isPromptLive, organizationOfNamespace } from '../../crds/index.js';
 import type { Organization, Task } from '../../crds/index.js';
 import type { PromptTokenClaims, PromptTokens } from '../../platform/model-gateway/token.js';
 import type { ModelProvider } from '../../platform/model-gateway/providers.js';
@@ -44,7 +44,7 @@ export function presentedToken(
 
 /** The organization whose namespace is `namespace`, as cached. */
 export const organizationOf = (readModel: ReadModel, namespace: string): Organization | undefined =>
-  readModel.organizations.list().find((org) => organizationNamespace(org) === namespace);
+  organizationOfNamespace(readModel.organizations.list(), namespace);
 
 /**
  * Whether a token still stands for a live prompt: genuine and unexpired, its task present and not
