@@ -31,9 +31,12 @@ export function statusOf(code: LakeErrorCode): number {
       return 404;
     case 'result_too_large':
       return 413;
+    case 'busy':
+      return 429;
     case 'not_loaded':
       return 503;
     case 'timeout':
+    case 'not_applied':
       return 504;
   }
 }

@@ -13,6 +13,11 @@ import { SpicepodSchema } from '../crds/context-lake/types.js';
  *                          | 504 timeout | 503 not_loaded
  *   POST /v1/refresh       RefreshRequest → 202 { accepted: [names] } (unknown names are ignored)
  *
+ * Storage and freshness (docs/adr/0010-durable-incremental-lake.md): datasets live in a DuckDB
+ * database file on the lake's own disk; a refresh re-fetches only the objects whose ETag changed,
+ * S3 events arrive as object `changes` applied row-wise, and each SQL answer says how current
+ * the data it read is (`dataAsOf`), optionally after waiting for named objects (`waitFor`).
+ *
  * The lake server holds no cluster credentials: the configuration it receives has its
  * `${secrets:...}` references already resolved by the operator.
  */
@@ -36,12 +41,45 @@ export const LakeConfigRequestSchema = z.strictObject({
 });
 export type LakeConfigRequest = z.input<typeof LakeConfigRequestSchema>;
 
+/** What the lake last did to a dataset's table, and what it cost. */
+export const LakeRefreshOutcomeSchema = z.object({
+  /** full: every object fetched again; incremental: only changed objects; check: sources compared, nothing changed. */
+  kind: z.enum(['full', 'incremental', 'check']),
+  /** Why: `load` (first load or a changed definition), `request`, `event`, `interval`, `wake`, `schema` (a new object's columns differ). */
+  trigger: z.enum(['load', 'request', 'event', 'interval', 'wake', 'schema']),
+  at: z.string(),
+  fetchedObjects: z.number().int().min(0),
+  fetchedBytes: z.number().int().min(0),
+  removedObjects: z.number().int().min(0),
+  ms: z.number().min(0),
+});
+export type LakeRefreshOutcome = z.infer<typeof LakeRefreshOutcomeSchema>;
+
+/** The source objects a dataset's table holds, summarized (a prefix may hold many thousands). */
+export const LakeSourceVersionsSchema = z.object({
+  objects: z.number().int().min(0),
+  /** sha256 over the sorted `key etag` lines: equal digests, equal data. */
+  digest: z.string(),
+  /** The newest LastModified among them (ISO). */
+  newestModified: z.string().optional(),
+});
+export type LakeSourceVersions = z.infer<typeof LakeSourceVersionsSchema>;
+
 export const LakeDatasetStateSchema = z.object({
   status: z.enum(['pending', 'loading', 'ready', 'refreshing', 'error']),
   error: z.string().optional(),
   rowCount: z.number().int().min(0).optional(),
   /** When the data now served was loaded (first load or last successful refresh). */
   loadedAt: z.string().optional(),
+  /** Bytes of the source objects the table holds (as listed by the source). */
+  bytes: z.number().int().min(0).optional(),
+  /**
+   * The data was current with its sources at this time: the last completed load, refresh, source
+   * check or applied event (a check that finds nothing changed moves it forward).
+   */
+  dataAsOf: z.string().optional(),
+  sources: LakeSourceVersionsSchema.optional(),
+  lastRefresh: LakeRefreshOutcomeSchema.optional(),
 });
 export type LakeDatasetState = z.infer<typeof LakeDatasetStateSchema>;
 
@@ -64,6 +102,25 @@ export const LakeStatusSchema = z.object({
 });
 export type LakeStatus = z.infer<typeof LakeStatusSchema>;
 
+/** The longest a query may wait for `waitFor` objects. */
+export const MAX_WAIT_FOR_MS = 60_000;
+export const DEFAULT_WAIT_FOR_MS = 10_000;
+
+/**
+ * An object of a dataset's source: by bucket and key (`bucket` may be left out when only one S3
+ * dataset could hold the key), optionally at a given ETag (a newer upload of the same key is a
+ * different object). For https and file sources `key` is the URL or the path below the dataset.
+ */
+export const ObjectRefSchema = z
+  .strictObject({
+    bucket: z.string().min(1).max(255).optional(),
+    key: z.string().min(1).max(1024),
+    /** As S3 reports it, quotes optional. */
+    etag: z.string().min(1).max(256).optional(),
+  })
+  .describe('An object of a dataset source: bucket and key, optionally at an ETag');
+export type ObjectRef = z.infer<typeof ObjectRefSchema>;
+
 export const SqlRequestSchema = z.strictObject({
   query: z.string().min(1).max(1_000_000),
   /** Default: the server's AGENTRY_LAKE_ROW_LIMIT (10,000). */
@@ -72,6 +129,14 @@ export const SqlRequestSchema = z.strictObject({
   timeoutMs: z.number().int().min(1).max(3_600_000).optional(),
   /** Bytes of the rows' JSON; the smaller of this and the server's AGENTRY_LAKE_MAX_RESULT_BYTES applies. */
   maxResultBytes: z.number().int().min(1).optional(),
+  /**
+   * Objects the answer must include: the lake checks each against its source at once (fresh on
+   * demand, no event needed) and applies it, then runs the query; 504 `not_applied` when that
+   * cannot happen within `waitTimeoutMs`.
+   */
+  waitFor: z.array(ObjectRefSchema).min(1).max(100).optional(),
+  /** Bound of the wait for `waitFor`; default 10 s. */
+  waitTimeoutMs: z.number().int().min(1).max(MAX_WAIT_FOR_MS).optional(),
 });
 export type SqlRequest = z.infer<typeof SqlRequestSchema>;
 
@@ -83,12 +148,45 @@ export const SqlResultSchema = z.object({
   rowCount: z.number().int().min(0),
   truncated: z.boolean(),
   elapsedMs: z.number().min(0),
+  /**
+   * For each dataset the query read (directly or through views), when its data was current
+   * (its state's `dataAsOf`): how fresh this answer is.
+   */
+  dataAsOf: z.record(z.string(), z.string()).optional(),
 });
 export type SqlResult = z.infer<typeof SqlResultSchema>;
 
+/**
+ * How a refresh brings a table up to its sources. `auto` (the default): apply the given `changes`
+ * row-wise, or without changes compare the sources' ETags and fetch only what changed; `full`:
+ * fetch every object again and rebuild the table. Either falls back to `full` when a fetched
+ * object's columns do not fit the table.
+ */
+export const RefreshModeSchema = z.enum(['auto', 'full']);
+export type RefreshMode = z.infer<typeof RefreshModeSchema>;
+
+/** An object created or removed in a dataset's bucket, from an S3 event the operator received. */
+export const ObjectChangeSchema = z.strictObject({
+  dataset: z.string().min(1),
+  event: z.enum(['created', 'removed']),
+  bucket: z.string().min(1).max(255),
+  key: z.string().min(1).max(1024),
+  /** From the event record (created only). */
+  etag: z.string().max(256).optional(),
+  size: z.number().int().min(0).optional(),
+  /** S3's per-key ordering token (hex): a change older than the one applied is ignored. */
+  sequencer: z.string().max(64).optional(),
+  eventTime: z.string().optional(),
+});
+export type ObjectChange = z.infer<typeof ObjectChangeSchema>;
+
 export const RefreshRequestSchema = z.strictObject({
   datasets: z.array(z.string()).min(1).max(500),
+  mode: RefreshModeSchema.optional(),
+  /** Object-level changes for datasets in `datasets` (others are ignored). */
+  changes: z.array(ObjectChangeSchema).max(10_000).optional(),
 });
+export type RefreshRequest = z.infer<typeof RefreshRequestSchema>;
 /** The named datasets the lake knows (the others are ignored); each will be reloaded. */
 export const RefreshResultSchema = z.object({ accepted: z.array(z.string()) });
 
@@ -101,6 +199,10 @@ export const LakeErrorCodeSchema = z.enum([
   'not_found',
   /** 413: the answer is larger than the lake's AGENTRY_LAKE_MAX_RESULT_BYTES (or the request's maxResultBytes). */
   'result_too_large',
+  /** 504: a `waitFor` object was not applied within the wait (the message names it and why). */
+  'not_applied',
+  /** 429: the lake runs as many queries as it allows at once and its queue is full; retry after a moment. */
+  'busy',
 ]);
 export const LakeErrorBodySchema = z.object({
   error: z.object({ code: z.string(), message: z.string() }),
