@@ -93,9 +93,14 @@ async function relayStream(
     isFinal: (event) => options.reader.isFinal(event),
     maxEventBytes: options.maxBytes,
   });
-  for await (const chunk of upstream as AsyncIterable<Buffer>) {
-    relay.push(chunk);
-    if (out.length > 0) await write(res, out.splice(0).join(''));
+  try {
+    for await (const chunk of upstream as AsyncIterable<Buffer>) {
+      relay.push(chunk);
+      if (out.length > 0) await write(res, out.splice(0).join(''));
+    }
+  } catch (err) {
+    await recordCutShort(options);
+    throw err;
   }
   const rest = relay.finish();
   if (out.length > 0) await write(res, out.splice(0).join(''));
@@ -109,6 +114,18 @@ async function relayStream(
   }
   res.end(rest);
   return 'complete';
+}
+
+/**
+ * A stream that broke off (the client left, the provider died or went silent) still used what it
+ * reported so far, and providers bill it: count that, so leaving calls early cannot slip past a
+ * budget. Best effort: the call has failed already, a failed write is only logged.
+ */
+async function recordCutShort(options: RelayOptions): Promise<void> {
+  const usage = options.reader.usage();
+  const reported = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+  if (reported === 0) return;
+  await options.record(usage).catch(options.onRecordError);
 }
 
 async function relayBuffered(

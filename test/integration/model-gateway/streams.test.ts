@@ -149,12 +149,29 @@ describe('model gateway streams', () => {
     expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'api_error' } });
   });
 
-  it('ends the client stream abnormally when the provider dies mid-stream, counting nothing', async () => {
+  it('ends the client stream abnormally when the provider dies mid-stream, counting what it reported', async () => {
     standIn.behaviour.breakAfterEvents = 3;
     const running = await runningPrompt(fixture);
     const res = await streamCall(running.token);
     expect(res.status).toBe(200);
     await expect(res.text()).rejects.toThrow();
+    // message_start came before the break: its input and first output token are billed.
+    await eventually(
+      async () =>
+        (await storedTask(fixture.api, running.task.metadata.name)).status?.usage?.inputTokens === 100,
+    );
+    expect((await storedTask(fixture.api, running.task.metadata.name)).status?.usage).toMatchObject({
+      inputTokens: 100,
+      outputTokens: 1,
+    });
+  });
+
+  it('counts nothing when the provider dies before reporting any usage', async () => {
+    standIn.behaviour.breakAfterEvents = 0;
+    const running = await runningPrompt(fixture);
+    const res = await streamCall(running.token);
+    // A break before any byte is a 502 or a cut stream, depending on when the headers left.
+    await res.text().catch(() => '');
     expect((await storedTask(fixture.api, running.task.metadata.name)).status?.usage).toBeUndefined();
   });
 
@@ -183,7 +200,10 @@ describe('model gateway streams', () => {
     const running = await runningPrompt(fixture);
     const res = await streamCall(running.token);
     await expect(res.text()).rejects.toThrow();
-    expect((await storedTask(fixture.api, running.task.metadata.name)).status?.usage).toBeUndefined();
+    await eventually(
+      async () =>
+        (await storedTask(fixture.api, running.task.metadata.name)).status?.usage?.inputTokens === 100,
+    );
   });
 
   it('aborts the provider call when the client leaves', async () => {
@@ -203,6 +223,11 @@ describe('model gateway streams', () => {
       expect(standIn.received[0]?.closed).toBe(false);
       controller.abort();
       await eventually(() => standIn.received[0]?.closed === true);
+      // The call was billed for what it used before the client left: a budget sees it.
+      await eventually(
+        async () =>
+          (await storedTask(patient.api, running.task.metadata.name)).status?.usage?.inputTokens === 100,
+      );
     } finally {
       await patient.stop();
     }
