@@ -1,8 +1,6 @@
 import express from 'express';
 import { z } from 'zod';
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
-import type { Express, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 import type { ExecutorCatalog } from '../platform/executor-catalog.js';
 import type { Connector } from '../platform/lake-config/dataset-source.js';
@@ -43,7 +41,7 @@ import { keyResolver } from './auth/key-resolver.js';
 import { webPages, webSessions } from './web/web-pages.js';
 import { NEGOTIATED_ROUTES } from './web/pages.js';
 import { directReads } from './direct-reads.js';
-import type { ApiRequestListener } from './direct-reads.js';
+import type { ApiRequestListener, UpgradeListener } from './direct-reads.js';
 import { PreviewGateway } from './agent-computer/previews/gateway.js';
 import { previewRoutes } from './agent-computer/previews/routes.js';
 import { PreviewTokens } from './agent-computer/previews/token.js';
@@ -112,20 +110,6 @@ export interface ApiAppOptions {
 }
 
 const PREVIEW_WAKE_TIMEOUT_MS = 60_000;
-
-/** The `upgrade` listener of each app (WebSockets to preview URLs); the server that serves the app attaches it. */
-type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
-const upgradeListeners = new WeakMap<Express, UpgradeListener>();
-
-/** The listener for the `upgrade` event of the server serving `app`: preview WebSockets, others closed. */
-export function upgradeListenerOf(listener: ApiRequestListener): UpgradeListener {
-  return (
-    upgradeListeners.get(listener.express) ??
-    ((_req, socket) => {
-      socket.destroy();
-    })
-  );
-}
 
 const SSE_KEEPALIVE_MS = 15_000;
 
@@ -255,9 +239,9 @@ export function createApiApp(options: ApiAppOptions): ApiRequestListener {
     now: options.now ?? (() => new Date()),
   });
   app.use(previews.handleHttp);
-  upgradeListeners.set(app, (req, socket, head) => {
+  const onUpgrade: UpgradeListener = (req, socket, head) => {
     if (!previews.handleUpgrade(req, socket, head)) socket.destroy();
-  });
+  };
 
   const healthy: RequestHandler = (_req, res) => {
     res.json({ status: 'ok' });
@@ -349,5 +333,6 @@ export function createApiApp(options: ApiAppOptions): ApiRequestListener {
     variesByAccept: new Set(NEGOTIATED_ROUTES.map(({ route }) => route)),
     // In host mode every path of `<token>.<domain>` is the workspace's, /v1/tasks/… too.
     ownedElsewhere: (req) => previewRequestOf(req, options.previewDomain) !== undefined,
+    onUpgrade,
   });
 }

@@ -1,10 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { RouteMatch, RouteTable } from './route-table.js';
 
-/** The API's HTTP handler: a server's `request` listener; `express` is the app behind it. */
+/** A server's `upgrade` listener. */
+export type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+/**
+ * The API's HTTP handler: a server's `request` listener; `express` is the app behind it, and
+ * `onUpgrade` the `upgrade` listener of the server that serves it (WebSockets to preview URLs).
+ */
 export type ApiRequestListener = ((req: IncomingMessage, res: ServerResponse) => void) & {
   express: Express;
+  onUpgrade: UpgradeListener;
 };
 
 export interface DirectReadsOptions {
@@ -22,6 +30,8 @@ export interface DirectReadsOptions {
   variesByAccept: ReadonlySet<string>;
   /** Requests an earlier Express layer owns whatever their path (a preview host's): never served here. */
   ownedElsewhere?: (req: IncomingMessage) => boolean;
+  /** The app's `upgrade` listener, handed on with it. */
+  onUpgrade: UpgradeListener;
 }
 
 /** A browser may prefer the page to the JSON: only Express's negotiation decides that (web/pages.ts). */
@@ -57,7 +67,7 @@ export function directReads(options: DirectReadsOptions): ApiRequestListener {
     }
     serve(options, withExpress(app, req, res, url), match);
   };
-  return Object.assign(listener, { express: app });
+  return Object.assign(listener, { express: app, onUpgrade: options.onUpgrade });
 }
 
 /**

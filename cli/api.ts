@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
-import { createApiApp, upgradeListenerOf } from '../api/app.js';
+import { createApiApp } from '../api/app.js';
 import { parseDuration } from '../platform/duration.js';
 import { answerClientErrors } from '../api/client-errors.js';
 import { ReadModel } from '../api/read-model.js';
@@ -127,7 +127,7 @@ async function openApiServer(config: Config, logger: Logger) {
     modelGateway: await modelGatewaySettingsOf(config),
   });
   const server = createServer(app);
-  server.on('upgrade', upgradeListenerOf(app));
+  server.on('upgrade', app.onUpgrade);
   answerClientErrors(server);
   return {
     server,

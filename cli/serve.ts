@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
-import { createApiApp, upgradeListenerOf } from '../api/app.js';
+import { createApiApp } from '../api/app.js';
 import type { ApiRequestListener } from '../api/direct-reads.js';
 import { answerClientErrors, answerStarting } from '../api/client-errors.js';
 import { ReadModel } from '../api/read-model.js';
@@ -250,7 +250,7 @@ export async function serve(config: Config, announce: (line: string) => void): P
   });
   server.on('upgrade', (req, socket, head) => {
     if (attached.app === undefined) socket.destroy();
-    else upgradeListenerOf(attached.app)(req, socket, head);
+    else attached.app.onUpgrade(req, socket, head);
   });
   answerClientErrors(server);
   const port = await listenOn(server, apiListenSettings(config));

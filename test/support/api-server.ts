@@ -4,7 +4,7 @@ import type { Express } from 'express';
 import type { ApiRequestListener } from '../../api/direct-reads.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApiApp, upgradeListenerOf } from '../../api/app.js';
+import { createApiApp } from '../../api/app.js';
 import { answerClientErrors } from '../../api/client-errors.js';
 import type { ApiAppOptions } from '../../api/app.js';
 import { issueApiKey } from '../../api/auth/api-keys.js';
@@ -216,7 +216,7 @@ export async function startTestApi(
     ...modelGatewayOption(options.modelGateway),
   });
   server.on('request', app);
-  server.on('upgrade', upgradeListenerOf(app));
+  server.on('upgrade', app.onUpgrade);
 
   const organization = async (name: string, plan: 'free' | 'pro' = 'pro'): Promise<Organization> => {
     const existing = await store.get(OrganizationType, undefined, name);
