@@ -1,6 +1,6 @@
 import { CONTEXT_LAKE_NAME, ContextLakeType } from '../../crds/index.js';
 import type { ResourceStore } from '../../platform/store/types.js';
-import { LAKE_CLIENT_ENV } from './workspace-access.js';
+import { LAKE_CLIENT_ENV } from '../../platform/lake-client-env.js';
 
 /**
  * What an agent is told when its organization has a context lake and the prompt can reach it: the

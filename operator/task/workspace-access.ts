@@ -1,5 +1,6 @@
 import type { ExecutorDefinition } from '../../platform/executor-catalog.js';
 import { gatewayBaseUrl } from '../../platform/model-gateway/providers.js';
+import { LAKE_API_PATH, LAKE_CLIENT_ENV } from '../../platform/lake-client-env.js';
 import { promptTokenExpiry } from '../../platform/model-gateway/token.js';
 import type { PromptTokenClaims, PromptTokens } from '../../platform/model-gateway/token.js';
 
@@ -34,12 +35,6 @@ export interface PromptAccess {
 }
 
 const NO_ACCESS: PromptAccess = { env: {}, routedKeyVariables: new Set() };
-
-/** The context-lake routes below the API server's address (api/context-lake). */
-const LAKE_API_PATH = '/v1/context-lake';
-
-/** The `agentry lake` client's variables (docs/lake-client.md): where the lake's API is, and the prompt token. */
-export const LAKE_CLIENT_ENV = { url: 'AGENTRY_LAKE_URL', token: 'AGENTRY_LAKE_TOKEN' } as const;
 
 function lakeClientEnv(apiUrl: string | undefined, token: string): Record<string, string> {
   if (apiUrl === undefined) return {};
