@@ -72,7 +72,7 @@ const apiServerEgress = (config: Config): Pick<EgressOptions, 'apiServer'> =>
     : { apiServer: { controlNamespace: config.AGENTRY_NAMESPACE, port: API_POD_PORT_NAME } };
 
 /** With the egress proxy, workspaces reach only it, the model gateway, DNS and the installation's exceptions. */
-function workspaceEgressOf(config: Config): EgressOptions | undefined {
+export function workspaceEgressOf(config: Config): EgressOptions | undefined {
   if (config.AGENTRY_EGRESS_PROXY_URL === undefined) return undefined;
   const proxy = new URL(config.AGENTRY_EGRESS_PROXY_URL);
   const port = proxy.port === '' ? (proxy.protocol === 'https:' ? 443 : 80) : Number(proxy.port);
