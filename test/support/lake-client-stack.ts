@@ -14,12 +14,27 @@ export interface LakeClientStack {
   apiKey: string;
   /** Headers of the organization's API key, for JSON calls. */
   headers: Record<string, string>;
-  /** Starts a `shell` task with this prompt; its id. */
-  startShellTask(prompt: string): Promise<string>;
+  /** Starts a `shell` task with this prompt (or a task of another executor); its id. */
+  startShellTask(prompt: string, executor?: string): Promise<string>;
   stop(): Promise<void>;
 }
 
 const API_KEY = 'lake-client-test-key-0123456789abcdef';
+
+/** A `shell`-like executor that reads AGENTS.md, as Codex does: its prompts see the instructions Agentry writes. */
+export const AGENTS_MD_EXECUTOR = 'agentsmd';
+const EXECUTORS = {
+  executors: [
+    {
+      name: AGENTS_MD_EXECUTOR,
+      format: 'lines',
+      command: 'bash',
+      args: ['{promptFile}'],
+      promptVia: 'file',
+      instructionsFile: 'AGENTS.md',
+    },
+  ],
+};
 
 export async function startLakeClientStack(): Promise<LakeClientStack> {
   const root = await mkdtemp(join(tmpdir(), 'agentry-lake-client-'));
@@ -27,13 +42,19 @@ export async function startLakeClientStack(): Promise<LakeClientStack> {
   const files = join(dataDir, 'lake-files', 'agentry-org-default');
   await mkdir(files, { recursive: true });
   await writeFile(join(files, 'sales.csv'), 'city,sales\nOslo,12\nLima,30\nOslo,5\n');
+  const executorsFile = join(root, 'executors.json');
+  await writeFile(executorsFile, JSON.stringify(EXECUTORS));
   let child: ChildProcessWithoutNullStreams | undefined;
   const stop = async (): Promise<void> => {
     if (child !== undefined) await stopChild(child);
     await rm(root, { recursive: true, force: true });
   };
   try {
-    const started = await startServeProcess({ AGENTRY_DATA_DIR: dataDir, AGENTRY_API_KEY: API_KEY });
+    const started = await startServeProcess({
+      AGENTRY_DATA_DIR: dataDir,
+      AGENTRY_API_KEY: API_KEY,
+      AGENTRY_EXECUTORS_FILE: executorsFile,
+    });
     child = started.child;
     const headers = { 'api-key': API_KEY, 'content-type': 'application/json' };
     const dataset = {
@@ -48,11 +69,11 @@ export async function startLakeClientStack(): Promise<LakeClientStack> {
     });
     if (added.status !== 201)
       throw new Error(`adding the dataset answered ${added.status}: ${await added.text()}`);
-    const startShellTask = async (prompt: string): Promise<string> => {
+    const startShellTask = async (prompt: string, executor = 'shell'): Promise<string> => {
       const res = await fetch(`${started.url}/v1/tasks`, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ executor: 'shell', prompt }),
+        body: JSON.stringify({ executor, prompt }),
       });
       if (res.status !== 201)
         throw new Error(`creating the task answered ${res.status}: ${await res.text()}`);

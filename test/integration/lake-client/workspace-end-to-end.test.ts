@@ -4,7 +4,12 @@
 // same token on routes it must not reach; after the prompt ends the token is refused.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { markedLines, startLakeClientStack, textLines } from '../../support/lake-client-stack.js';
+import {
+  AGENTS_MD_EXECUTOR,
+  markedLines,
+  startLakeClientStack,
+  textLines,
+} from '../../support/lake-client-stack.js';
 import type { LakeClientStack } from '../../support/lake-client-stack.js';
 import { readTaskStream } from '../../support/sse.js';
 
@@ -39,8 +44,11 @@ afterAll(async () => {
 });
 
 /** The prompt's stdout lines, once its task has ended. */
-async function promptOutput(prompt: string): Promise<{ status: string | undefined; lines: string[] }> {
-  const id = await stack.startShellTask(prompt);
+async function promptOutput(
+  prompt: string,
+  executor?: string,
+): Promise<{ status: string | undefined; lines: string[] }> {
+  const id = await stack.startShellTask(prompt, executor);
   const stream = await readTaskStream(`${stack.url}/v1/tasks/${id}/events`, {
     key: stack.apiKey,
     timeoutMs: 240_000,
@@ -105,4 +113,15 @@ describe('the lake client in a workspace', () => {
       error: 'The prompt token is invalid, or its prompt has ended',
     });
   });
+});
+
+describe("the agent's instructions", () => {
+  it('tell an executor that reads AGENTS.md about the lake client and its MCP mode, since the organization has a lake', async () => {
+    const { status, lines } = await promptOutput('cat AGENTS.md', AGENTS_MD_EXECUTOR);
+    expect(status).toBe('completed');
+    const text = lines.join('\n');
+    expect(text).toContain("## Your organization's data: the context lake");
+    expect(text).toContain('agentry lake query');
+    expect(text).toContain('agentry lake mcp');
+  }, 250_000);
 });
