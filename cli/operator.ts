@@ -71,7 +71,7 @@ const apiServerEgress = (config: Config): Pick<EgressOptions, 'apiServer'> =>
     ? {}
     : { apiServer: { controlNamespace: config.AGENTRY_NAMESPACE, port: API_POD_PORT_NAME } };
 
-/** With the egress proxy, workspaces reach only it, the model gateway, DNS and the installation's exceptions. */
+/** With the egress proxy, workspaces reach only it, the API server (gateway, lake client), DNS and the installation's exceptions. */
 export function workspaceEgressOf(config: Config): EgressOptions | undefined {
   if (config.AGENTRY_EGRESS_PROXY_URL === undefined) return undefined;
   const proxy = new URL(config.AGENTRY_EGRESS_PROXY_URL);
