@@ -50,6 +50,8 @@ import { SigningKeysCache } from './webhook/signing-keys-cache.js';
 import { modelGatewayHandler } from './model-gateway/routes.js';
 import type { ModelGatewaySettings } from './model-gateway/routes.js';
 import { MODEL_GATEWAY_PATH } from '../platform/model-gateway/providers.js';
+import { PromptTokens } from '../platform/model-gateway/token.js';
+import { PromptAccessCheck } from './model-gateway/prompt-access.js';
 
 export interface ApiAppOptions {
   store: ResourceStore;
@@ -309,7 +311,13 @@ export function createApiApp(options: ApiAppOptions): ApiRequestListener {
   const checkMethod = methodNotAllowed(documentPaths(openApi));
   app.use(checkMethod);
   const v1 = express.Router();
-  const authenticateCaller = authenticate({ keys, sessions });
+  // A workspace's prompt token reads its organization's context lake (the `agentry lake` client).
+  const promptTokens = new PromptAccessCheck(
+    new PromptTokens(options.installationKey),
+    options.readModel,
+    options.now ?? (() => new Date()),
+  );
+  const authenticateCaller = authenticate({ keys, sessions, promptTokens });
   v1.use(
     '/v1',
     authenticateCaller,

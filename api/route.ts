@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { Principal } from './auth/principal.js';
-import { principalOf, requireScope } from './auth/principal.js';
+import { principalOf, requirePromptTokenAllowed, requireScope } from './auth/principal.js';
 import type { Scope } from './auth/scopes.js';
 import { ApiError } from './errors.js';
 import { JsonText } from './json-text.js';
@@ -56,6 +56,11 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   description?: string;
   tag: string;
   scope: Scope;
+  /**
+   * Also served to a workspace's prompt token (docs/api.md#prompt-tokens), not only to API keys:
+   * the context lake's reads, which the `agentry lake` client inside a workspace makes.
+   */
+  promptToken?: boolean;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
@@ -125,6 +130,7 @@ function answer(res: Response, result: RouteResult | undefined): void {
 function routeHandler(route: RouteDefinition): RouteHandler {
   return (req, res) => {
     const principal = principalOf(req);
+    requirePromptTokenAllowed(principal, route.promptToken === true);
     requireScope(principal, route.scope);
     const params = parsePart(route.params, req.params, 'params');
     const query = parsePart(route.query, req.query, 'query');

@@ -1,12 +1,14 @@
 import { parseArgs } from 'node:util';
 import { LakeConfigSchema, loadLakeConfig } from '../lake/config.js';
-import { startLakeServer } from '../lake/server.js';
 import { createLogger } from '../platform/log.js';
 import { AGENTRY_VERSION } from '../platform/version.js';
 import type { CliCommand } from './command.js';
+import { actionOf } from './command.js';
 import { settingsHelp } from './settings-help.js';
+import { LAKE_CLIENT_USAGE, isLakeClientAction } from './lake-client/usage.js';
 
-const USAGE = `usage: agentry lake
+const SERVER_USAGE = `usage: agentry lake
+       agentry lake tables|schema|query|mcp ...   the client inside a workspace (agentry lake query --help)
 
 The context-lake server of an organization: loads its datasets into DuckDB and answers SQL. The
 operator starts it (a Pod, a VM or, with \`agentry serve\`, a local process); prints
@@ -32,10 +34,17 @@ example:
     AGENTRY_LAKE_HOST=127.0.0.1 agentry lake
 `;
 
-/** `agentry lake` as a command: no arguments. */
+/** The client's module, loaded only for its actions: it needs neither DuckDB nor the server. */
+const lakeClient = () => import('./lake-client/command.js');
+
+/**
+ * `agentry lake` as a command: without arguments the lake server (as the operator starts it); with
+ * `tables`, `schema`, `query` or `mcp`, the client a workspace's agent uses (docs/lake-client.md).
+ */
 export const lakeCommand: CliCommand = {
-  usage: () => USAGE,
+  usage: (action) => (isLakeClientAction(action) ? LAKE_CLIENT_USAGE : SERVER_USAGE),
   run: async (args) => {
+    if (isLakeClientAction(actionOf(args))) return (await lakeClient()).runLakeClient(args);
     parseArgs({ args, options: {} });
     return runLakeCommand();
   },
@@ -59,6 +68,7 @@ export async function runLakeCommand(env: NodeJS.ProcessEnv = process.env): Prom
   const config = loadLakeConfig(env);
   const logger = createLogger({ level: config.AGENTRY_LOG_LEVEL, name: 'agentry-lake' });
   // Within the process runtime's 10 s before SIGKILL: queries still running are interrupted.
+  const { startLakeServer } = await import('../lake/server.js');
   const running = await startLakeServer(config, { logger, closeGraceMs: 3000 });
   logger.info(
     {

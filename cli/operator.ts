@@ -65,14 +65,14 @@ export const operatorCommand: CliCommand = {
 const modelGatewayUrl = (config: Config): string | undefined =>
   config.AGENTRY_MODEL_GATEWAY === 'enabled' ? config.AGENTRY_INTERNAL_URL : undefined;
 
-/** The API pods on their port, when workspaces reach the model gateway there. */
+/** The API pods on their port, when workspaces reach the API server (the model gateway, the lake client). */
 const apiServerEgress = (config: Config): Pick<EgressOptions, 'apiServer'> =>
-  modelGatewayUrl(config) === undefined
+  config.AGENTRY_INTERNAL_URL === undefined
     ? {}
     : { apiServer: { controlNamespace: config.AGENTRY_NAMESPACE, port: API_POD_PORT_NAME } };
 
-/** With the egress proxy, workspaces reach only it, the model gateway, DNS and the installation's exceptions. */
-function workspaceEgressOf(config: Config): EgressOptions | undefined {
+/** With the egress proxy, workspaces reach only it, the API server (gateway, lake client), DNS and the installation's exceptions. */
+export function workspaceEgressOf(config: Config): EgressOptions | undefined {
   if (config.AGENTRY_EGRESS_PROXY_URL === undefined) return undefined;
   const proxy = new URL(config.AGENTRY_EGRESS_PROXY_URL);
   const port = proxy.port === '' ? (proxy.protocol === 'https:' ? 443 : 80) : Number(proxy.port);
@@ -171,6 +171,7 @@ export async function runOperatorCommand(config: Config): Promise<number> {
     webhooks: webhookDeliverySettings(config, false),
     defaultWorkspacePool: config.AGENTRY_DEFAULT_WORKSPACE_POOL ?? undefined,
     workspaceAccess: {
+      apiUrl: config.AGENTRY_INTERNAL_URL,
       gatewayUrl: modelGatewayUrl(config),
       egressProxyUrl: config.AGENTRY_EGRESS_PROXY_URL,
     },

@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 import { createLogger } from '../platform/log.js';
 import { AGENTRY_VERSION } from '../platform/version.js';
 import { RunnerConfigSchema, loadRunnerConfig } from '../runner/config.js';
+import { withAgentryOnPath } from '../runner/agentry-on-path.js';
+import { createRunExecutor } from '../runner/executors/run.js';
 import { createRunnerApp, listenRunner } from '../runner/server.js';
 import { RunnerState } from '../runner/state.js';
 import type { CliCommand } from './command.js';
@@ -61,7 +63,14 @@ export async function runRunnerCommand(env: NodeJS.ProcessEnv = process.env): Pr
   // 0700: prompt records hold executors' API keys until their prompt ends.
   await makeDirectory(stateDir, 'state directory', 0o700);
 
+  // Executors find this runner's `agentry` (the lake client) first on their PATH.
+  const executorBaseEnv = await withAgentryOnPath(stateDir, process.env, {
+    execPath: process.execPath,
+    execArgv: process.execArgv,
+    entryPoint: resolve(process.argv[1] ?? 'dist/cli/main.js'),
+  });
   const runner = createRunnerApp({
+    runExecutor: createRunExecutor({ baseEnv: executorBaseEnv }),
     token: config.AGENTRY_RUNNER_TOKEN,
     logger,
     state: new RunnerState(),

@@ -155,11 +155,10 @@ async function startEmbeddedEgressProxy(
 }
 
 /**
- * Where local runners reach the model gateway: AGENTRY_INTERNAL_URL, else this process's own port
- * on loopback (a wildcard listen address is not one to connect to). Undefined when the gateway is off.
+ * Where local runners reach this API server (the model gateway, the lake client): AGENTRY_INTERNAL_URL,
+ * else this process's own port on loopback (a wildcard listen address is not one to connect to).
  */
-function embeddedGatewayUrl(config: Config, port: number): string | undefined {
-  if (config.AGENTRY_MODEL_GATEWAY === 'disabled') return undefined;
+function embeddedInternalUrl(config: Config, port: number): string {
   if (config.AGENTRY_INTERNAL_URL !== undefined) return config.AGENTRY_INTERNAL_URL;
   const wildcard = ['0.0.0.0', '::', '[::]'].includes(config.AGENTRY_HOST);
   const host = wildcard
@@ -184,13 +183,15 @@ async function startEmbeddedOperator(
     executors: ExecutorCatalog;
     objectStore: ObjectStore;
     lakeNotificationQueues?: SqsNotificationQueues;
+    /** This API server as runners reach it (the lake client's API). */
+    internalUrl: string;
     /** The model gateway as runners reach it; undefined: off (keys go into executors' environment). */
     gatewayUrl: string | undefined;
     /** The in-process egress proxy as runners reach it. */
     egressProxyUrl: string;
   },
 ): Promise<{ operator: RunningOperator; runtime: ProcessRuntime }> {
-  const { gatewayUrl, egressProxyUrl, ...options } = shared;
+  const { internalUrl, gatewayUrl, egressProxyUrl, ...options } = shared;
   let notify: (namespace: string, name: string, program: 'runner' | 'lake') => void = () => undefined;
   const runtime = new ProcessRuntime({
     dataDir: config.AGENTRY_DATA_DIR,
@@ -216,7 +217,7 @@ async function startEmbeddedOperator(
     ...options,
     executorEnvFallback: executorEnvOfThisProcess(shared.executors),
     // Runners listen on loopback and local services are the common case: reached directly.
-    workspaceAccess: { gatewayUrl, egressProxyUrl, directHosts: LOOPBACK_HOSTS },
+    workspaceAccess: { apiUrl: internalUrl, gatewayUrl, egressProxyUrl, directHosts: LOOPBACK_HOSTS },
     skills: await loadSkillCatalog(config.AGENTRY_SKILLS_FILE),
     deletedTaskRetentionMs: parseDuration(config.AGENTRY_DELETED_TASK_RETENTION),
     webhooks: webhookDeliverySettings(config, true),
@@ -263,7 +264,8 @@ export async function serve(config: Config, announce: (line: string) => void): P
     installationKey,
     executors,
     objectStore,
-    gatewayUrl: embeddedGatewayUrl(config, port),
+    internalUrl: embeddedInternalUrl(config, port),
+    gatewayUrl: config.AGENTRY_MODEL_GATEWAY === 'disabled' ? undefined : embeddedInternalUrl(config, port),
     egressProxyUrl: egress.url,
     ...(notificationQueues === undefined ? {} : { lakeNotificationQueues: notificationQueues }),
   });

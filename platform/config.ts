@@ -211,9 +211,10 @@ export const ConfigSchema = z.object({
     .default('1')
     .transform((value) => (value === 'auto' ? ('auto' as const) : Number(value))),
   /**
-   * Operator: the API server's address as workspaces reach it (the model gateway's base URLs are
-   * built from it). The chart sets the in-cluster Service; `agentry serve` its own loopback URL.
-   * Unset on Kubernetes: no gateway routes (executors get their keys as before).
+   * Operator: the API server's address as workspaces reach it (the model gateway's base URLs and
+   * the lake client's AGENTRY_LAKE_URL are built from it; the workspace NetworkPolicy allows the
+   * API pods). The chart sets the in-cluster Service; `agentry serve` its own loopback URL.
+   * Unset on Kubernetes: no gateway routes (executors get their keys as before), no lake client.
    */
   AGENTRY_INTERNAL_URL: z.url().optional(),
   /**

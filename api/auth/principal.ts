@@ -12,6 +12,11 @@ export interface Principal {
   organization: Organization;
   /** Where the organization's resources live. */
   namespace: string;
+  /**
+   * Set when the caller is a workspace's prompt token rather than an API key (docs/api.md#prompt-tokens):
+   * its task and prompt. Such a caller reaches only the routes that declare `promptToken`.
+   */
+  prompt?: { task: string; prompt: string };
 }
 
 /** On what the REST API makes (or claims) for a caller: the id of the API key that made it. */
@@ -31,6 +36,16 @@ export function principalOf(req: Request): Principal {
   const principal = principals.get(req);
   if (principal === undefined) throw new Error('route ran without authentication');
   return principal;
+}
+
+/**
+ * A prompt token reaches only the routes that say so (the context lake's reads); every other route
+ * refuses it as a key without the scope, whatever scopes it carries.
+ */
+export function requirePromptTokenAllowed(principal: Principal, allowed: boolean): void {
+  if (principal.prompt !== undefined && !allowed) {
+    throw new ApiError('insufficient_scopes', "A workspace's prompt token may only read the context lake");
+  }
 }
 
 export function requireScope(principal: Principal, scope: Scope): void {

@@ -98,6 +98,7 @@ function datasetRoutes(deps: LakeConfigRoutesDeps): RouteDefinition[] {
       summary: 'The datasets of the configuration',
       tag: LAKE_TAG,
       scope: 'context-lake:read',
+      promptToken: true,
       responses: { 200: { description: 'The datasets', schema: DatasetListSchema } },
       handler: ({ principal }) => ({
         status: 200,
@@ -168,6 +169,7 @@ function viewRoutes(deps: LakeConfigRoutesDeps): RouteDefinition[] {
       summary: 'The views (named SQL) of the configuration',
       tag: LAKE_TAG,
       scope: 'context-lake:read',
+      promptToken: true,
       responses: { 200: { description: 'The views', schema: ViewListSchema } },
       handler: ({ principal }) => ({ status: 200, body: { views: currentConfig(deps, principal).views } }),
     }),

@@ -65,6 +65,7 @@ function sqlRoute(deps: LakeRuntimeRoutesDeps): RouteDefinition {
       'Run a SQL query; a paused or missing lake is started and the call waits for it (3 minutes at most in all, then 504)',
     tag: LAKE_TAG,
     scope: 'context-lake:sql',
+    promptToken: true,
     body: SqlBodySchema,
     responses: { 200: { description: 'The result', schema: SqlResponseSchema } },
     handler: async ({ body, principal, res }) => {
@@ -92,6 +93,7 @@ export const lakeRuntimeRoutes = (deps: LakeRuntimeRoutesDeps): RouteDefinition[
     summary: 'The VM status and each dataset’s status (unknown while the lake is paused)',
     tag: LAKE_TAG,
     scope: 'context-lake:read',
+    promptToken: true,
     responses: { 200: { description: 'The status', schema: LakeStatusResponseSchema } },
     handler: ({ principal }) => {
       const lake = cachedLake(deps.readModel, principal);

@@ -140,7 +140,9 @@ export function operation(components: Components, route: RouteDefinition): JsonS
     responses[status] ??= { description, content: errorContent(components, route.path) };
   }
   responses.default = { description: 'Any other failure', content: errorContent(components, route.path) };
-  const scope = `Needs an API key with the \`${route.scope}\` scope.`;
+  const scope =
+    `Needs an API key with the \`${route.scope}\` scope` +
+    (route.promptToken === true ? " (or a workspace's prompt token, as `Authorization: Bearer`)." : '.');
   return {
     operationId: route.operationId,
     summary: route.summary,

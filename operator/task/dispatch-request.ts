@@ -7,6 +7,7 @@ import { uploadedFileKey } from '../../platform/objectstore/keys.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import type { DispatchPromptRequest, ExecutorInvocation } from '../../platform/runner-protocol.js';
 import { SkillCatalog } from '../../platform/skill-catalog.js';
+import { instructionsWithLake } from './lake-instructions.js';
 import { promptAccessOf } from './workspace-access.js';
 import type { PromptAccess, WorkspaceAccess } from './workspace-access.js';
 import type { ResourceStore } from '../../platform/store/types.js';
@@ -98,21 +99,30 @@ async function invocationOf(
   return { invocation, access };
 }
 
-/** The prompt's skills with where each comes from, and the workspace's instructions. */
-function agentFields(
+/** The prompt's skills with where each comes from, and the instructions (the workspace's, the lake's). */
+async function agentFields(
   context: DispatchRequestContext,
   task: Task,
   prompt: PromptSpec,
   workspace: AgentComputer | undefined,
-): Pick<DispatchPromptRequest, 'skills' | 'skillSources' | 'allowPrivateSkillSources' | 'agentInstructions'> {
+  access: PromptAccess,
+): Promise<
+  Pick<DispatchPromptRequest, 'skills' | 'skillSources' | 'allowPrivateSkillSources' | 'agentInstructions'>
+> {
   const skills = prompt.skills ?? task.spec.skills ?? [];
   const catalog = context.skills ?? EMPTY_CATALOG;
-  const instructions = workspace?.spec.agentInstructions;
+  const namespace = task.metadata.namespace ?? '';
+  const instructions = await instructionsWithLake(
+    context.store,
+    namespace,
+    workspace?.spec.agentInstructions,
+    access.env,
+  );
   return {
     skills,
     skillSources: skills.map((slug) => catalog.resolve(slug)),
     allowPrivateSkillSources: context.allowPrivateSkillSources ?? false,
-    ...(instructions === undefined || instructions === '' ? {} : { agentInstructions: instructions }),
+    ...(instructions === undefined ? {} : { agentInstructions: instructions }),
   };
 }
 
@@ -130,7 +140,7 @@ export async function dispatchRequestOf(
     executor: invocation,
     ...(access.modelGateway === undefined ? {} : { modelGateway: access.modelGateway }),
     files: await filesOf(context.objectStore, namespace, prompt.files),
-    ...agentFields(context, task, prompt, workspace),
+    ...(await agentFields(context, task, prompt, workspace, access)),
     ...(task.spec.githubUrl === undefined ? {} : { githubUrl: task.spec.githubUrl }),
     ...(task.spec.branch === undefined ? {} : { branch: task.spec.branch }),
   };

@@ -65,6 +65,7 @@ const HELP_REQUESTS: ReadonlyArray<[string[], string]> = [
   [['operator', '-h'], 'usage: agentry operator'],
   [['runner', '--help'], 'usage: agentry runner'],
   [['lake', '--help'], 'usage: agentry lake'],
+  [['lake', 'query', '--help'], 'usage: agentry lake tables [--json]'],
   [['crds', '--help'], 'usage: agentry crds'],
   [['keys', '--help'], 'agentry keys create'],
   [['keys', 'create', '--help'], 'agentry keys create'],
@@ -106,6 +107,11 @@ describe('agentry with bad arguments', () => {
     [['runner', 'now'], "agentry runner: unexpected argument 'now' (see agentry runner --help)"],
     [['keys', 'frob'], 'agentry keys: unknown action "frob" (see agentry keys --help)'],
     [['orgs', 'create'], 'agentry orgs: missing NAME (see agentry orgs --help)'],
+    [['lake', 'schema'], 'agentry lake: schema takes one argument: the table (see agentry lake --help)'],
+    [
+      ['lake', 'query', 'SELECT 1', '--max-rows', '0'],
+      'agentry lake: --max-rows must be a whole number from 1 (see agentry lake --help)',
+    ],
   ])(
     'agentry %j is refused in one line with a hint, exit 2, starting nothing',
     async (args, line) => {

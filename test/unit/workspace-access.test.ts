@@ -90,4 +90,22 @@ describe('promptAccessOf', () => {
     expect(access.env['NO_PROXY']).toBeUndefined();
     expect(access.modelGateway).toBeUndefined();
   });
+
+  it("gives the lake client the API's lake URL and the prompt's token when only the API server is known", () => {
+    const access = accessOf({ apiUrl: `${GATEWAY}/` }, 'shell');
+    expect(Object.keys(access.env).sort()).toEqual(['AGENTRY_LAKE_TOKEN', 'AGENTRY_LAKE_URL']);
+    expect(access.env['AGENTRY_LAKE_URL']).toBe(`${GATEWAY}/v1/context-lake`);
+    expect(tokens.verify(access.env['AGENTRY_LAKE_TOKEN'] ?? '', NOW_MS)).toEqual({
+      ...claims,
+      executor: 'shell',
+      exp: NOW_MS / 1000 + 3600 + 300,
+    });
+    expect(access.modelGateway).toBeUndefined();
+  });
+
+  it('gives the lake client, the gateway and the proxy one token, with the API server reached directly', () => {
+    const access = accessOf({ apiUrl: GATEWAY, gatewayUrl: GATEWAY, egressProxyUrl: PROXY });
+    expect(access.env['AGENTRY_LAKE_TOKEN']).toBe(access.env['ANTHROPIC_API_KEY']);
+    expect(access.env['NO_PROXY']).toBe('agentry-api.agentry-system.svc');
+  });
 });

@@ -1,0 +1,27 @@
+import { describe, expect, it } from '@jest/globals';
+import { workspaceEgressOf } from '../../cli/operator.js';
+import { loadConfig } from '../../platform/config.js';
+
+const BASE = {
+  AGENTRY_EGRESS_PROXY_URL: 'http://agentry-egress.agentry-system.svc:3128',
+  AGENTRY_NAMESPACE: 'agentry-system',
+};
+
+describe("the operator's workspace egress", () => {
+  it('allows the API pods whenever workspaces know the API server, with the model gateway disabled too (the lake client)', () => {
+    for (const gateway of ['enabled', 'disabled']) {
+      const egress = workspaceEgressOf(
+        loadConfig({
+          ...BASE,
+          AGENTRY_INTERNAL_URL: 'http://agentry-api.agentry-system.svc:8080',
+          AGENTRY_MODEL_GATEWAY: gateway,
+        }),
+      );
+      expect(egress?.apiServer).toEqual({ controlNamespace: 'agentry-system', port: expect.any(String) });
+    }
+  });
+
+  it('allows no API pods when workspaces do not know the API server', () => {
+    expect(workspaceEgressOf(loadConfig(BASE))?.apiServer).toBeUndefined();
+  });
+});
