@@ -8,7 +8,13 @@ import {
   RefreshResultSchema,
   SqlResultSchema,
 } from './lake-protocol.js';
-import type { LakeConfigRequest, LakeStatus, SqlRequest, SqlResult } from './lake-protocol.js';
+import type {
+  LakeConfigRequest,
+  LakeStatus,
+  RefreshRequest,
+  SqlRequest,
+  SqlResult,
+} from './lake-protocol.js';
 
 /** Of a SQL answer, beyond the rows' bytes the request allowed: columns and the envelope. */
 const ANSWER_OVERHEAD_BYTES = 1024 * 1024;
@@ -57,9 +63,9 @@ export class LakeClient {
     return this.call('PUT', '/v1/config', LakeStatusSchema, request);
   }
 
-  /** Queues reloads; answers the names the lake knows (it ignores the others). */
-  async refresh(datasets: string[]): Promise<string[]> {
-    const result = await this.call('POST', '/v1/refresh', RefreshResultSchema, { datasets });
+  /** Queues refreshes (with their mode and object changes); answers the names the lake knows (it ignores the others). */
+  async refresh(request: RefreshRequest): Promise<string[]> {
+    const result = await this.call('POST', '/v1/refresh', RefreshResultSchema, request);
     return result.accepted;
   }
 
