@@ -73,10 +73,13 @@ export class LakeSql {
         timeoutMs: this.timeoutMs + waitMs,
         cancel,
         what: 'query',
-        send: (client, deadline) =>
-          client
-            .sql({ ...body, maxResultBytes: this.maxResultBytes }, deadline)
-            .catch((err: unknown) => Promise.reject(this.mapped(err, deadline, body.query))),
+        send: async (client, deadline) => {
+          try {
+            return await client.sql({ ...body, maxResultBytes: this.maxResultBytes }, deadline);
+          } catch (err) {
+            throw this.mapped(err, deadline, body.query);
+          }
+        },
       });
       this.duration.observe({ outcome: 'ok' }, (performance.now() - started) / 1000);
       return { ...result, elapsedMs: Math.round(performance.now() - started) };
@@ -90,9 +93,10 @@ export class LakeSql {
    * The lake's answers in the data-context API's codes; the engine's message is the client's own
    * query's. Errors the lake call retries (unreachable) stay LakeRequestErrors.
    */
-  private mapped(err: unknown, deadline: AbortSignal, query: string): unknown {
+  private mapped(err: unknown, deadline: AbortSignal, query: string): Error {
     if (deadline.aborted) return lakeTimedOut();
-    if (!(err instanceof LakeRequestError) || err.unreachable) return err;
+    if (!(err instanceof LakeRequestError)) return err instanceof Error ? err : new Error(String(err));
+    if (err.unreachable) return err;
     if (err.code === 'sql_error' || err.code === 'bad_request')
       return new ApiError('sql_error', withoutEnginePaths(err.message, query));
     if (err.code === 'result_too_large')

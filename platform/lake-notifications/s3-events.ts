@@ -82,6 +82,26 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
+/** A record as an event; undefined when its key is not URL-encoded. */
+function eventOf(record: z.infer<typeof RecordSchema>): S3ObjectEvent | undefined {
+  let key: string;
+  try {
+    key = decodeObjectKey(record.s3.object.key);
+  } catch {
+    return undefined;
+  }
+  const { eTag, size, sequencer } = record.s3.object;
+  return {
+    eventName: record.eventName,
+    eventTime: record.eventTime,
+    bucket: record.s3.bucket.name,
+    key,
+    ...(eTag === undefined ? {} : { eTag }),
+    ...(size === undefined ? {} : { size }),
+    ...(sequencer === undefined ? {} : { sequencer }),
+  };
+}
+
 function decodeValue(value: unknown, depth: number): DecodedMessage {
   if (TestEventSchema.safeParse(value).success) return { kind: 'test' };
   const envelope = SnsEnvelopeSchema.safeParse(value);
@@ -97,22 +117,9 @@ function decodeValue(value: unknown, depth: number): DecodedMessage {
   }
   const events: S3ObjectEvent[] = [];
   for (const record of parsed.data.Records) {
-    let key: string;
-    try {
-      key = decodeObjectKey(record.s3.object.key);
-    } catch {
-      return { kind: 'malformed', reason: 'an object key is not URL-encoded' };
-    }
-    const { eTag, size, sequencer } = record.s3.object;
-    events.push({
-      eventName: record.eventName,
-      eventTime: record.eventTime,
-      bucket: record.s3.bucket.name,
-      key,
-      ...(eTag === undefined ? {} : { eTag }),
-      ...(size === undefined ? {} : { size }),
-      ...(sequencer === undefined ? {} : { sequencer }),
-    });
+    const event = eventOf(record);
+    if (event === undefined) return { kind: 'malformed', reason: 'an object key is not URL-encoded' };
+    events.push(event);
   }
   return { kind: 'events', events };
 }
