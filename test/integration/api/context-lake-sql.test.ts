@@ -2,6 +2,7 @@
 // server (DuckDB) that the test starts and configures as the operator would, and writes the
 // ContextLake status (Ready for the generation, endpoint) as the operator would.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { z } from 'zod';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,7 +90,9 @@ describe('POST /sql against a real lake server', () => {
     await markReady(server.url);
     const answer = await pending;
     expect(answer.status).toBe(200);
-    expect(answer.json).toEqual({
+    // dataAsOf has a test of its own.
+    const { dataAsOf: _dataAsOf, ...rest } = z.record(z.string(), z.unknown()).parse(answer.json);
+    expect(rest).toEqual({
       rows: [
         { id: 1, name: 'ada' },
         { id: 2, name: 'bob' },
@@ -104,6 +107,19 @@ describe('POST /sql against a real lake server', () => {
       elapsedMs: expect.any(Number),
     });
     expect((answer.json as { elapsedMs: number }).elapsedMs).toBeGreaterThanOrEqual(300);
+  });
+
+  it('answers dataAsOf for each dataset the query read, through views too', async () => {
+    const answer = await lake(api, key, 'POST', '/sql', { query: 'SELECT count(*) AS n FROM names' });
+    expect(answer.json).toMatchObject({ dataAsOf: { people: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) } });
+  });
+
+  it('refreshes a dataset on request: 202 with the datasets the lake accepted', async () => {
+    const answer = await lake(api, key, 'POST', '/datasets/people/refresh', { mode: 'full' });
+    expect({ status: answer.status, json: answer.json }).toEqual({
+      status: 202,
+      json: { ok: true, accepted: ['people'], mode: 'full' },
+    });
   });
 
   it('queries views', async () => {
@@ -150,7 +166,7 @@ describe('POST /sql: bounds', () => {
     expect((await lake(api, other, 'POST', '/stop')).status).toBe(202);
     // The API's bound is 60 s here: a 504 would mean the call waited it out.
     const body = await lakeError(pending, 409, 'conflict');
-    expect(body.error).toContain('stopped while the query waited');
+    expect(body.error).toContain('stopped while the request waited');
   });
 
   it('answers engine errors without the server’s paths', async () => {
