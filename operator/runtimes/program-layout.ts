@@ -66,10 +66,19 @@ export function programEnvironment(
       AGENTRY_RUNNER_STATE_DIR: RUNNER_STATE_DIR,
     };
   }
+  return lakeEnvironment(program.port, lake, resources);
+}
+
+/** The lake server's environment: where it listens, what it may use of its workload, the operator's settings. */
+function lakeEnvironment(
+  port: number,
+  lake: LakeWorkloadSettings | undefined,
+  resources: { cpu: string; disk?: string | undefined },
+): Record<string, string> {
   const cpu = quantityValue(resources.cpu);
   const spillLimit = spillLimitOf(resources.disk);
   return {
-    AGENTRY_LAKE_PORT: String(program.port),
+    AGENTRY_LAKE_PORT: String(port),
     AGENTRY_LAKE_HOST: '0.0.0.0',
     AGENTRY_LAKE_DATA_DIR: LAKE_DATA_DIR,
     // DuckDB would otherwise take every core of the node, not the ones the workload was given.
