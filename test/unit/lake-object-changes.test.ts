@@ -27,28 +27,16 @@ describe('refreshRequestOf', () => {
   it('turns a created object into a change with its ETag, size, sequencer and time, per dataset it concerns', () => {
     expect(refreshRequestOf([created('in/a.csv')], targets)).toEqual({
       datasets: ['all', 'orders'],
-      changes: [
-        {
-          dataset: 'orders',
-          event: 'created',
-          bucket: 'lake-data',
-          key: 'in/a.csv',
-          etag: 'e1',
-          size: 10,
-          sequencer: '0A',
-          eventTime: AT.toISOString(),
-        },
-        {
-          dataset: 'all',
-          event: 'created',
-          bucket: 'lake-data',
-          key: 'in/a.csv',
-          etag: 'e1',
-          size: 10,
-          sequencer: '0A',
-          eventTime: AT.toISOString(),
-        },
-      ],
+      changes: ['orders', 'all'].map((dataset) => ({
+        dataset,
+        event: 'created',
+        bucket: 'lake-data',
+        key: 'in/a.csv',
+        etag: 'e1',
+        size: 10,
+        sequencer: '0A',
+        eventTime: AT.toISOString(),
+      })),
     });
   });
 
