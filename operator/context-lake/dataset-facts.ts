@@ -1,4 +1,5 @@
-import type { DatasetFacts } from '../../crds/context-lake/types.js';
+import { datasetFactsOf } from '../../crds/context-lake/types.js';
+import type { DatasetFacts, DatasetStatus } from '../../crds/context-lake/types.js';
 import type { LakeDatasetState } from '../../platform/lake-protocol.js';
 import { statusUnchanged } from '../../platform/store/status-writer.js';
 
@@ -56,4 +57,19 @@ export function withSteadyDataAsOf(next: DatasetFacts, stored: DatasetFacts): Da
     return next;
   const moved = Date.parse(nextAsOf) - Date.parse(storedAsOf);
   return moved >= 0 && moved < DATA_AS_OF_STEP_MS ? { ...next, dataAsOf: storedAsOf } : next;
+}
+
+/**
+ * The facts a dataset's status entry gets: the lake's, or while it does not report the dataset
+ * (paused, starting) the stored ones, since its disk still holds that data. When the dataset's
+ * state changed the status is written anyway, and dataAsOf goes with it exactly.
+ */
+export function factsToWrite(
+  state: LakeDatasetState | undefined,
+  stored: DatasetStatus | undefined,
+): DatasetFacts {
+  const kept = datasetFactsOf(stored);
+  if (state === undefined) return kept;
+  const fresh = factsOf(state);
+  return stored?.status === state.status ? withSteadyDataAsOf(fresh, kept) : fresh;
 }

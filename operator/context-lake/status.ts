@@ -10,9 +10,8 @@ import type {
 } from '../../crds/index.js';
 import { connectorOf } from '../../platform/lake-config/dataset-source.js';
 import type { LakeDatasetState, LakeStatus } from '../../platform/lake-protocol.js';
-import { datasetFactsOf } from '../../crds/context-lake/types.js';
 import type { DatasetFacts } from '../../crds/context-lake/types.js';
-import { factsOf, isoOf, withSteadyDataAsOf } from './dataset-facts.js';
+import { factsToWrite, isoOf } from './dataset-facts.js';
 import { redactSecrets } from './resolve-config.js';
 import type { WorkloadObservation } from '../runtimes/types.js';
 import { isTrue, setConditions } from '../../crds/conditions.js';
@@ -92,11 +91,10 @@ function datasetEntry(
   stored: DatasetStatus | undefined,
 ): OwnedLakeStatus['datasets'][string] {
   const state = pass.lake?.datasets[dataset.name];
-  const kept = datasetFactsOf(stored);
   const base = {
     connectorId: connectorOf(dataset.from) ?? 'unknown',
     notifications: dataset.notifications ?? false,
-    ...(state === undefined ? kept : withSteadyDataAsOf(factsOf(state), kept)),
+    ...factsToWrite(state, stored),
   };
   if (vmStatus !== 'running' && vmStatus !== 'provisioning') return { ...base, ok: false, status: 'unknown' };
   if (state === undefined) return { ...base, ok: false, status: 'pending' };

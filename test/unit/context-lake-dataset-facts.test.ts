@@ -111,6 +111,12 @@ describe('dataset facts in ContextLake status', () => {
     expect(entry).toMatchObject({ rowCount: 4, dataAsOf: '2026-03-01T11:30:05.000Z' });
   });
 
+  it('copies a dataAsOf at once when the dataset’s state changed (the status is written anyway)', () => {
+    const stored = storedAfter('Running', { ...loaded('2026-03-01T11:30:00Z'), status: 'refreshing' });
+    const entry = entryOf(stored, running(loaded('2026-03-01T11:30:05Z')));
+    expect(entry).toMatchObject({ status: 'ready', dataAsOf: '2026-03-01T11:30:05.000Z' });
+  });
+
   it('keeps the facts while the lake is paused (its disk holds the data) and GET /status shows them', () => {
     const paused = storedAfter('Hibernated', loaded('2026-03-01T11:30:00Z'));
     const entry = entryOf(paused, { notProvisioned: false, secretValues: [], workload: undefined });
