@@ -63,8 +63,19 @@ export class LakeClient {
     return this.call('PUT', '/v1/config', LakeStatusSchema, request);
   }
 
-  /** Queues refreshes (with their mode and object changes); answers the names the lake knows (it ignores the others). */
-  async refresh(request: RefreshRequest): Promise<string[]> {
+  /**
+   * Queues refreshes (`mode` auto by default: the given object `changes`, or a comparison of the
+   * sources with the tables; `full` reloads); answers the names the lake knows (it ignores the others).
+   */
+  async refresh(
+    datasets: string[],
+    options: Pick<RefreshRequest, 'mode' | 'changes'> = {},
+  ): Promise<string[]> {
+    const request: RefreshRequest = {
+      datasets,
+      ...(options.mode === undefined ? {} : { mode: options.mode }),
+      ...(options.changes === undefined || options.changes.length === 0 ? {} : { changes: options.changes }),
+    };
     const result = await this.call('POST', '/v1/refresh', RefreshResultSchema, request);
     return result.accepted;
   }

@@ -37,7 +37,7 @@ export class LakeRefresh {
       timeoutMs: this.timeoutMs,
       cancel,
       what: 'refresh',
-      send: (client) => client.refresh({ datasets: [dataset], mode }),
+      send: (client) => client.refresh([dataset], { mode }),
     });
     return { ok: true, accepted, mode };
   }

@@ -151,7 +151,7 @@ describe('lake server on moto S3', () => {
 
   it('shows a new object under the prefix after a refresh', async () => {
     await put('events/part-2.csv', 'n,kind\n4,purchase\n');
-    await client.refresh({ datasets: ['events'] });
+    await client.refresh(['events']);
     await waitFor(
       (status) => status.datasets.events?.rowCount === 4 && status.datasets.events.status === 'ready',
     );

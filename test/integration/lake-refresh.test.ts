@@ -205,7 +205,7 @@ describe('lake server over S3: refresh', () => {
     s3.objects.set('orders.csv', csv(1, 2, 3));
     s3.hold('orders.csv');
     const arrived = s3.arrival('orders.csv');
-    await client.refresh({ datasets: ['orders', 'not_a_dataset'] });
+    await client.refresh(['orders', 'not_a_dataset']);
     await arrived;
     const during = await client.status();
     expect(during.loading).toBe(true);
@@ -219,7 +219,7 @@ describe('lake server over S3: refresh', () => {
 
   it('keeps serving the old rows when a refresh fails, with the error in the status', async () => {
     s3.objects.delete('orders.csv');
-    await client.refresh({ datasets: ['orders'] });
+    await client.refresh(['orders']);
     const status = await waitFor((s) => s.datasets.orders?.status === 'error' && !s.loading);
     expect(status.datasets.orders?.error).toMatch(
       /s3:\/\/lake-bucket\/orders\.csv: the object does not exist/,

@@ -146,7 +146,7 @@ export class BatchHandler {
     if (endpoint !== undefined) {
       try {
         const token = this.options.installationKey.runnerToken(lake);
-        await new LakeClient({ endpoint, token }).refresh(refresh);
+        await new LakeClient({ endpoint, token }).refresh(refresh.datasets, { changes: refresh.changes });
         refreshedAt = this.options.now();
         metrics.refreshes.labels('accepted').inc();
       } catch (err) {
