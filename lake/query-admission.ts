@@ -45,24 +45,26 @@ export class QueryAdmission {
   constructor(private readonly limits: AdmissionLimits) {}
 
   /**
-   * Runs `query` once admitted; throws `busy` when the queue is full, `timeout` when `timeoutMs`
-   * passes in the queue (the query's own time limit: a query that waited it out would be cut at
-   * once). A waiter whose `signal` aborts (its caller hung up) leaves the queue.
+   * Resolves when a query may run, with the function to call once it has ended (once or more);
+   * rejects with `busy` when the queue is full, `timeout` when `timeoutMs` passes in the queue
+   * (the query's own time limit: a query that waited it out would be cut at once). A waiter whose
+   * `signal` aborts (its caller hung up) leaves the queue.
    */
-  async run<T>(timeoutMs: number, signal: AbortSignal, query: () => Promise<T>): Promise<T> {
-    await this.admit(timeoutMs, signal);
-    try {
-      return await query();
-    } finally {
+  async admit(timeoutMs: number, signal: AbortSignal): Promise<() => void> {
+    await this.turn(timeoutMs, signal);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
       this.release();
-    }
+    };
   }
 
   counts(): AdmissionCounts {
     return { running: this.running, queued: this.waiting.length, refused: this.refused };
   }
 
-  private admit(timeoutMs: number, signal: AbortSignal): Promise<void> {
+  private turn(timeoutMs: number, signal: AbortSignal): Promise<void> {
     signal.throwIfAborted();
     if (this.running < this.limits.concurrent && this.waiting.length === 0) {
       this.running++;

@@ -101,15 +101,14 @@ export function createLakeApp(options: LakeAppOptions): Express {
     if (!lake.configured) throw new LakeError('not_loaded', 'The lake has no configuration yet');
     lake.noteQuery();
     const timeoutMs = request.timeoutMs ?? options.queryTimeoutMs;
-    const signal = callerGone(res);
-    const query = options.admission.run(timeoutMs, signal, () =>
-      runQuery(engine, request.query, {
-        rowLimit: request.rowLimit ?? options.rowLimit,
-        maxResultBytes: Math.min(request.maxResultBytes ?? options.maxResultBytes, options.maxResultBytes),
-        timeoutMs,
-        signal,
-      }),
-    );
+    const release = await options.admission.admit(timeoutMs, callerGone(res));
+    const query = runQuery(engine, request.query, {
+      rowLimit: request.rowLimit ?? options.rowLimit,
+      maxResultBytes: Math.min(request.maxResultBytes ?? options.maxResultBytes, options.maxResultBytes),
+      timeoutMs,
+      signal: callerGone(res),
+    });
+    void query.then(release, release);
     // A DuckDB operation that does not heed the interrupt must not hold the caller (and the API
     // server behind it) forever: past the timeout and a grace period, 504 while it winds down.
     const result = await settleWithin(query, AbortSignal.timeout(timeoutMs + INTERRUPT_GRACE_MS), () => {

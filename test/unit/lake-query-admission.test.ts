@@ -27,6 +27,19 @@ function heldQuery(): { run: () => Promise<string>; release: () => void; started
 const codeOf = (err: unknown): string => (err instanceof LakeError ? err.code : String(err));
 const never = new AbortController().signal;
 
+/** What the lake server's /v1/sql does: wait for a turn, run, give the turn back however it ended. */
+async function runAdmitted<T>(
+  admission: QueryAdmission,
+  timeoutMs: number,
+  signal: AbortSignal,
+  query: () => Promise<T>,
+): Promise<T> {
+  const release = await admission.admit(timeoutMs, signal);
+  const running = query();
+  void running.then(release, release);
+  return running;
+}
+
 describe('QueryAdmission', () => {
   it('defaults to one query per thread, at least two, with a queue four times that', () => {
     expect(admissionLimits(undefined, 1)).toEqual({ concurrent: 2, queued: 8 });
@@ -39,7 +52,7 @@ describe('QueryAdmission', () => {
     const held = Array.from({ length: 6 }, heldQuery);
     const order: number[] = [];
     const calls = held.map((query, i) =>
-      admission.run(60_000, never, async () => {
+      runAdmitted(admission, 60_000, never, async () => {
         order.push(i);
         return query.run();
       }),
@@ -56,8 +69,8 @@ describe('QueryAdmission', () => {
   it('gives a waiter up with timeout when its query timeout passes in the queue', async () => {
     const admission = new QueryAdmission({ concurrent: 1, queued: 1 });
     const first = heldQuery();
-    const running = admission.run(60_000, never, first.run);
-    const waiting = admission.run(50, never, () => Promise.resolve('late'));
+    const running = runAdmitted(admission, 60_000, never, first.run);
+    const waiting = runAdmitted(admission, 50, never, () => Promise.resolve('late'));
     await expect(waiting).rejects.toMatchObject({ code: 'timeout' });
     expect(admission.counts()).toMatchObject({ running: 1, queued: 0 });
     first.release();
@@ -67,9 +80,9 @@ describe('QueryAdmission', () => {
   it('takes a waiter whose caller hung up out of the queue', async () => {
     const admission = new QueryAdmission({ concurrent: 1, queued: 1 });
     const first = heldQuery();
-    const running = admission.run(60_000, never, first.run);
+    const running = runAdmitted(admission, 60_000, never, first.run);
     const gone = new AbortController();
-    const waiting = admission.run(60_000, gone.signal, () => Promise.resolve('never run'));
+    const waiting = runAdmitted(admission, 60_000, gone.signal, () => Promise.resolve('never run'));
     gone.abort();
     await expect(waiting).rejects.toMatchObject({ code: 'timeout' });
     expect(admission.counts()).toMatchObject({ queued: 0 });
@@ -77,9 +90,21 @@ describe('QueryAdmission', () => {
     await running;
   });
 
+  it('gives a turn back once however often it is released', async () => {
+    const admission = new QueryAdmission({ concurrent: 1, queued: 0 });
+    const release = await admission.admit(1000, never);
+    release();
+    release();
+    expect(admission.counts()).toMatchObject({ running: 0 });
+    await admission.admit(1000, never);
+    await expect(admission.admit(1000, never)).rejects.toMatchObject({ code: 'busy' });
+  });
+
   it('frees the place of a query that failed', async () => {
     const admission = new QueryAdmission({ concurrent: 1, queued: 0 });
-    await expect(admission.run(1000, never, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-    await expect(admission.run(1000, never, () => Promise.resolve('next'))).resolves.toBe('next');
+    await expect(
+      runAdmitted(admission, 1000, never, () => Promise.reject(new Error('boom'))),
+    ).rejects.toThrow('boom');
+    await expect(runAdmitted(admission, 1000, never, () => Promise.resolve('next'))).resolves.toBe('next');
   });
 });
