@@ -3,7 +3,7 @@
 // ContextLake status (Ready for the generation, endpoint) as the operator would.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadLakeConfig } from '../../../lake/config.js';
@@ -29,7 +29,7 @@ async function pushConfig(current: ContextLake): Promise<void> {
   await client.applyConfig({ generation: current.metadata.generation ?? 0, config: current.spec.config });
   await eventually(async () => {
     const status = await client.status();
-    return !status.loading && status.datasets.people?.status === 'ready';
+    return !status.loading && ['people', 'events'].every((name) => status.datasets[name]?.status === 'ready');
   }, 30_000);
 }
 
@@ -44,6 +44,8 @@ async function markReady(endpoint: string): Promise<void> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agentry-lake-sql-'));
   await writeFile(join(dir, 'people.csv'), 'id,name\n1,ada\n2,bob\n3,cy\n');
+  await mkdir(join(dir, 'events'));
+  await writeFile(join(dir, 'events', 'a.csv'), 'id,kind\n1,signup\n');
   api = await startTestApi({
     lakeConnectors: new Set(['s3', 'https', 'file']),
     lakeFileRoots: () => [dir],
@@ -57,6 +59,15 @@ beforeAll(async () => {
   ).toBe(201);
   expect(
     (await lake(api, key, 'POST', '/views', { name: 'names', sql: 'SELECT name FROM people' })).status,
+  ).toBe(201);
+  expect(
+    (
+      await lake(api, key, 'POST', '/datasets', {
+        name: 'events',
+        from: `file://${join(dir, 'events')}/`,
+        params: { file_format: 'csv' },
+      })
+    ).status,
   ).toBe(201);
   expect((await lake(api, key, 'POST', '/start')).status).toBe(202);
   const current = await storedLake(api, ORG);
@@ -120,6 +131,29 @@ describe('POST /sql against a real lake server', () => {
       status: 202,
       json: { ok: true, accepted: ['people'], mode: 'full' },
     });
+  });
+
+  it('answers with an object just written when the query waits for it, no refresh asked', async () => {
+    await writeFile(join(dir, 'events', 'b.csv'), 'id,kind\n2,upgrade\n');
+    const answer = await lake(api, key, 'POST', '/sql', {
+      query: 'SELECT kind FROM events ORDER BY id',
+      waitFor: [{ key: 'b.csv' }],
+      waitTimeoutMs: 20_000,
+    });
+    expect(answer.json).toMatchObject({ rows: [{ kind: 'signup' }, { kind: 'upgrade' }] });
+  });
+
+  it('answers 504 not_applied naming an object that does not come within the wait', async () => {
+    const body = await lakeError(
+      lake(api, key, 'POST', '/sql', {
+        query: 'SELECT count(*) FROM events',
+        waitFor: [{ key: 'never.csv' }],
+        waitTimeoutMs: 300,
+      }),
+      504,
+      'not_applied',
+    );
+    expect(body.error).toContain('never.csv');
   });
 
   it('queries views', async () => {
