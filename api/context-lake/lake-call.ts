@@ -86,7 +86,7 @@ export class LakeCall {
         lakeTimedOut,
       );
     } catch (err) {
-      if (bound.reached) {
+      if (bound.reached)
         this.deps.logger.warn(
           {
             namespace: principal.namespace,
@@ -96,8 +96,6 @@ export class LakeCall {
           },
           'a context lake request ran out of time',
         );
-        throw lakeTimedOut();
-      }
       throw err instanceof LakeRequestError ? lakeFailureOf(err, this.deps.logger) : err;
     } finally {
       clearTimeout(timer);
