@@ -20,6 +20,8 @@ export type ApiErrorCode =
   | 'request_header_fields_too_large'
   | 'sql_error'
   | 'timeout'
+  | 'not_applied'
+  | 'busy'
   | 'bad_gateway'
   | 'service_unavailable'
   | 'internal_error';
@@ -42,10 +44,12 @@ const STATUS_OF_CODE: Record<ApiErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   request_header_fields_too_large: 431,
+  busy: 429,
   internal_error: 500,
   bad_gateway: 502,
   service_unavailable: 503,
   timeout: 504,
+  not_applied: 504,
 };
 
 export const statusOf = (code: ApiErrorCode): number => STATUS_OF_CODE[code];

@@ -50,6 +50,13 @@ export const LakeConfigSchema = z.object({
     .max(1024)
     .optional()
     .transform((value) => value ?? defaultThreads()),
+  /**
+   * Queries run at once; four times as many more wait, each until its timeout; beyond, 429 busy.
+   * Unset: max(2, AGENTRY_LAKE_THREADS) (lake/query-admission.ts).
+   */
+  AGENTRY_LAKE_MAX_CONCURRENT_QUERIES: z.coerce.number().int().min(1).max(1024).optional(),
+  /** DuckDB max_temp_directory_size: spill files may take this much of the disk; unset: DuckDB's 90% of free space. */
+  AGENTRY_LAKE_SPILL_LIMIT: z.string().regex(SIZE, 'must be a size such as 5GB or 512MiB').optional(),
   /** Go duration; a query running longer is interrupted (504 timeout). */
   AGENTRY_LAKE_QUERY_TIMEOUT: duration('2m'),
   AGENTRY_LAKE_ROW_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),

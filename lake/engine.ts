@@ -18,6 +18,8 @@ export interface EngineOptions {
   /** DuckDB syntax: `3GB`, `1536MiB`. */
   memoryLimit: string;
   threads: number;
+  /** AGENTRY_LAKE_SPILL_LIMIT (max_temp_directory_size); undefined: DuckDB's default, 90% of the free disk. */
+  spillLimit?: string | undefined;
 }
 
 /** Double quotes for an identifier (dataset and view names are checked, but never trust twice). */
@@ -172,6 +174,9 @@ function lockdownStatements(options: EngineOptions, stagingDir: string, spillDir
     `SET memory_limit = ${literal(options.memoryLimit)}`,
     `SET threads = ${options.threads}`,
     `SET temp_directory = ${literal(spillDir)}`,
+    ...(options.spillLimit === undefined
+      ? []
+      : [`SET max_temp_directory_size = ${literal(options.spillLimit)}`]),
     `SET allowed_directories = [${literal(`${stagingDir}/`)}]`,
     'SET autoinstall_known_extensions = false',
     'SET autoload_known_extensions = false',

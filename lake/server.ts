@@ -19,6 +19,7 @@ import { LakeEngine } from './engine.js';
 import { LakeError, errorBody } from './errors.js';
 import { Lake } from './lake.js';
 import { workloadRequestLog } from '../platform/workload-request-log.js';
+import { QueryAdmission, admissionLimits } from './query-admission.js';
 import { writeResult } from './result-body.js';
 import { runQuery } from './sql.js';
 
@@ -33,6 +34,8 @@ export interface LakeAppOptions {
   queryTimeoutMs: number;
   /** AGENTRY_LAKE_MAX_RESULT_BYTES: a request may ask for less, never for more. */
   maxResultBytes: number;
+  /** AGENTRY_LAKE_MAX_CONCURRENT_QUERIES and its queue (lake/query-admission.ts). */
+  admission: QueryAdmission;
 }
 
 /** Parses a body with the protocol's schema; a 400 names each problem (paths, never values). */
@@ -83,7 +86,7 @@ export function createLakeApp(options: LakeAppOptions): Express {
     res.json({ status: 'ok' });
   });
   app.get('/v1/status', (_req, res) => {
-    res.json(lake.status());
+    res.json({ ...lake.status(), queries: options.admission.counts() });
   });
   app.put('/v1/config', (req, res) => {
     const request = parseBody(LakeConfigRequestSchema, req.body);
@@ -98,12 +101,14 @@ export function createLakeApp(options: LakeAppOptions): Express {
     if (!lake.configured) throw new LakeError('not_loaded', 'The lake has no configuration yet');
     lake.noteQuery();
     const timeoutMs = request.timeoutMs ?? options.queryTimeoutMs;
+    const release = await options.admission.admit(timeoutMs, callerGone(res));
     const query = runQuery(engine, request.query, {
       rowLimit: request.rowLimit ?? options.rowLimit,
       maxResultBytes: Math.min(request.maxResultBytes ?? options.maxResultBytes, options.maxResultBytes),
       timeoutMs,
       signal: callerGone(res),
     });
+    void query.then(release, release);
     // A DuckDB operation that does not heed the interrupt must not hold the caller (and the API
     // server behind it) forever: past the timeout and a grace period, 504 while it winds down.
     const result = await settleWithin(query, AbortSignal.timeout(timeoutMs + INTERRUPT_GRACE_MS), () => {
@@ -175,6 +180,7 @@ export async function startLakeServer(
     dataDir: resolve(config.AGENTRY_LAKE_DATA_DIR),
     memoryLimit: config.AGENTRY_LAKE_MEMORY_LIMIT,
     threads: config.AGENTRY_LAKE_THREADS,
+    spillLimit: config.AGENTRY_LAKE_SPILL_LIMIT,
   });
   const lake = new Lake({
     engine,
@@ -193,6 +199,9 @@ export async function startLakeServer(
     rowLimit: config.AGENTRY_LAKE_ROW_LIMIT,
     queryTimeoutMs: config.AGENTRY_LAKE_QUERY_TIMEOUT,
     maxResultBytes: config.AGENTRY_LAKE_MAX_RESULT_BYTES,
+    admission: new QueryAdmission(
+      admissionLimits(config.AGENTRY_LAKE_MAX_CONCURRENT_QUERIES, config.AGENTRY_LAKE_THREADS),
+    ),
   });
   const server = createServer(app);
   let port: number;

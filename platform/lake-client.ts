@@ -8,7 +8,13 @@ import {
   RefreshResultSchema,
   SqlResultSchema,
 } from './lake-protocol.js';
-import type { LakeConfigRequest, LakeStatus, SqlRequest, SqlResult } from './lake-protocol.js';
+import type {
+  LakeConfigRequest,
+  LakeStatus,
+  RefreshRequest,
+  SqlRequest,
+  SqlResult,
+} from './lake-protocol.js';
 
 /** Of a SQL answer, beyond the rows' bytes the request allowed: columns and the envelope. */
 const ANSWER_OVERHEAD_BYTES = 1024 * 1024;
@@ -57,9 +63,20 @@ export class LakeClient {
     return this.call('PUT', '/v1/config', LakeStatusSchema, request);
   }
 
-  /** Queues reloads; answers the names the lake knows (it ignores the others). */
-  async refresh(datasets: string[]): Promise<string[]> {
-    const result = await this.call('POST', '/v1/refresh', RefreshResultSchema, { datasets });
+  /**
+   * Queues refreshes (`mode` auto by default: the given object `changes`, or a comparison of the
+   * sources with the tables; `full` reloads); answers the names the lake knows (it ignores the others).
+   */
+  async refresh(
+    datasets: string[],
+    options: Pick<RefreshRequest, 'mode' | 'changes'> = {},
+  ): Promise<string[]> {
+    const request: RefreshRequest = {
+      datasets,
+      ...(options.mode === undefined ? {} : { mode: options.mode }),
+      ...(options.changes === undefined || options.changes.length === 0 ? {} : { changes: options.changes }),
+    };
+    const result = await this.call('POST', '/v1/refresh', RefreshResultSchema, request);
     return result.accepted;
   }
 

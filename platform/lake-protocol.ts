@@ -99,6 +99,14 @@ export const LakeStatusSchema = z.object({
   views: z.record(z.string(), LakeViewStateSchema),
   /** When the last SQL query arrived (the operator pauses the lake after its idle timeout). */
   lastQueryAt: z.string().optional(),
+  /** Queries running and waiting now (AGENTRY_LAKE_MAX_CONCURRENT_QUERIES), and refused `busy` since the start. */
+  queries: z
+    .object({
+      running: z.number().int().min(0),
+      queued: z.number().int().min(0),
+      refused: z.number().int().min(0),
+    })
+    .optional(),
 });
 export type LakeStatus = z.infer<typeof LakeStatusSchema>;
 

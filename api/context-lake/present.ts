@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import { ContextLakeConditions, ContextLakeReasons } from '../../crds/context-lake/conditions.js';
 import { findCondition, isTrueForGeneration } from '../../crds/conditions.js';
+import { datasetFactsOf } from '../../crds/context-lake/types.js';
 import type {
   ContextLake,
   Dataset,
@@ -86,8 +87,10 @@ function datasetStatus(
         }
       : {};
   const notifications = dataset.notifications === true;
-  // While paused nothing is loaded, whatever was observed before: docs/api.md#context-lake.
-  if (paused) return { ok: false, status: 'unknown', connectorId, notifications, ...counters };
+  // What the table holds, as the operator last copied it; kept while paused (the lake's disk holds it).
+  const facts = datasetFactsOf(observed);
+  // While paused nothing is served, whatever was observed before: docs/api.md#context-lake.
+  if (paused) return { ok: false, status: 'unknown', connectorId, notifications, ...counters, ...facts };
   if (observed === undefined) return { ok: false, status: 'pending', connectorId, notifications };
   return {
     ok: observed.ok,
@@ -96,6 +99,7 @@ function datasetStatus(
     notifications,
     ...(observed.error === undefined ? {} : { error: observed.error }),
     ...counters,
+    ...facts,
   };
 }
 

@@ -7,6 +7,7 @@ import type { ResourceStore } from '../../platform/store/types.js';
 import { lakeConfigRoutes } from './config-routes.js';
 import { LakeWriter } from './lake-writer.js';
 import { lakeRuntimeRoutes } from './runtime-routes.js';
+import { LakeRefresh } from './refresh.js';
 import { LakeSql } from './sql.js';
 import type { ReadModel } from '../read-model.js';
 import type { RouteDefinition } from '../route.js';
@@ -56,8 +57,16 @@ export function contextLakeRoutes(deps: ContextLakeRoutesDeps): RouteDefinition[
     ...(deps.sqlTimeoutMs === undefined ? {} : { timeoutMs: deps.sqlTimeoutMs }),
     ...(deps.maxResultBytes === undefined ? {} : { maxResultBytes: deps.maxResultBytes }),
   });
+  const refresh = new LakeRefresh({
+    store: deps.store,
+    readModel: deps.readModel,
+    installationKey: deps.installationKey,
+    logger: deps.logger,
+    ...(deps.sqlTimeoutMs === undefined ? {} : { timeoutMs: deps.sqlTimeoutMs }),
+  });
+  const runtime = { store: deps.store, readModel: deps.readModel, sql, refresh, now: deps.now };
   return [
     ...lakeConfigRoutes({ store: deps.store, readModel: deps.readModel, writer }),
-    ...lakeRuntimeRoutes({ store: deps.store, readModel: deps.readModel, sql, now: deps.now }),
+    ...lakeRuntimeRoutes(runtime),
   ];
 }

@@ -1,3 +1,4 @@
+import type { Response } from 'express';
 import type { ContextLake } from '../../crds/context-lake/types.js';
 import type { Principal } from '../auth/principal.js';
 import { defineRoute } from '../route.js';
@@ -6,8 +7,12 @@ import { LAKE_PREFIX, LAKE_TAG } from './config-routes.js';
 import { cachedLake, changeLakeSpec, configOf, setOperatingMode } from './lake-resource.js';
 import type { LakeStoreDeps } from './lake-resource.js';
 import { presentStatus, requestedModeOf, vmStatusOf } from './present.js';
+import type { LakeRefresh } from './refresh.js';
 import {
   LakeStatusResponseSchema,
+  NameParamsSchema,
+  RefreshBodySchema,
+  RefreshResponseSchema,
   SqlBodySchema,
   SqlResponseSchema,
   VmActionResponseSchema,
@@ -16,6 +21,7 @@ import type { LakeSql } from './sql.js';
 
 export interface LakeRuntimeRoutesDeps extends LakeStoreDeps {
   sql: LakeSql;
+  refresh: LakeRefresh;
   now: () => Date;
 }
 
@@ -56,31 +62,61 @@ function vmActionRoute(
 const redeploy: VmAction = (deps, principal) =>
   changeLakeSpec(deps, principal, (spec) => ({ ...spec, restartedAt: deps.now().toISOString() }));
 
+/** Aborts when the client goes away before its answer: waiting on for it would be for nothing. */
+function whileConnected<T>(res: Response, work: (gone: AbortSignal) => Promise<T>): Promise<T> {
+  const gone = new AbortController();
+  const onClose = (): void => {
+    if (!res.writableEnded) gone.abort();
+  };
+  res.on('close', onClose);
+  return work(gone.signal).finally(() => {
+    res.off('close', onClose);
+  });
+}
+
+function refreshRoute(deps: LakeRuntimeRoutesDeps): RouteDefinition {
+  return defineRoute({
+    method: 'post',
+    path: `${LAKE_PREFIX}/datasets/:name/refresh`,
+    operationId: 'refreshContextLakeDataset',
+    summary:
+      'Refresh a dataset from its source now (auto: only changed objects; full: everything); a paused lake is started first',
+    tag: LAKE_TAG,
+    scope: 'context-lake:write',
+    params: NameParamsSchema,
+    body: RefreshBodySchema,
+    responses: {
+      202: {
+        description:
+          'Accepted by the lake: the refresh runs in the background (GET /status shows lastRefresh)',
+        schema: RefreshResponseSchema,
+      },
+    },
+    handler: async ({ params, body, principal, res }) => ({
+      status: 202,
+      body: await whileConnected(res, (gone) =>
+        deps.refresh.run(principal, params.name, body.mode ?? 'auto', gone),
+      ),
+    }),
+  });
+}
+
 function sqlRoute(deps: LakeRuntimeRoutesDeps): RouteDefinition {
   return defineRoute({
     method: 'post',
     path: `${LAKE_PREFIX}/sql`,
     operationId: 'queryContextLake',
     summary:
-      'Run a SQL query; a paused or missing lake is started and the call waits for it (3 minutes at most in all, then 504)',
+      'Run a SQL query, optionally after the objects in waitFor were applied; a paused or missing lake is started and the call waits for it (3 minutes at most in all, plus the waitFor wait, then 504)',
     tag: LAKE_TAG,
     scope: 'context-lake:sql',
     promptToken: true,
     body: SqlBodySchema,
     responses: { 200: { description: 'The result', schema: SqlResponseSchema } },
-    handler: async ({ body, principal, res }) => {
-      // A client that goes away stops the wait; its answer could not be delivered anyway.
-      const gone = new AbortController();
-      const onClose = (): void => {
-        if (!res.writableEnded) gone.abort();
-      };
-      res.on('close', onClose);
-      try {
-        return { status: 200, body: await deps.sql.run(principal, body.query, gone.signal) };
-      } finally {
-        res.off('close', onClose);
-      }
-    },
+    handler: async ({ body, principal, res }) => ({
+      status: 200,
+      body: await whileConnected(res, (gone) => deps.sql.run(principal, body, gone)),
+    }),
   });
 }
 
@@ -108,4 +144,5 @@ export const lakeRuntimeRoutes = (deps: LakeRuntimeRoutesDeps): RouteDefinition[
   ),
   vmActionRoute(deps, 'redeploy', 'Restart the lake server with its current configuration', redeploy),
   sqlRoute(deps),
+  refreshRoute(deps),
 ];

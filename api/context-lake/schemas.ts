@@ -1,4 +1,4 @@
-import { SqlResultSchema } from '../../platform/lake-protocol.js';
+import { RefreshModeSchema, SqlRequestSchema, SqlResultSchema } from '../../platform/lake-protocol.js';
 import { z } from 'zod';
 import {
   DatasetSchema,
@@ -62,7 +62,22 @@ export const NameParamsSchema = z.object({
   name: z.string().max(253).describe("The dataset's or view's name"),
 });
 
-export const SqlBodySchema = z.strictObject({ query: z.string().min(1).max(1_000_000) });
+/** `{ query }`, optionally with objects the answer must include (`waitFor`, bounded by `waitTimeoutMs`). */
+export const SqlBodySchema = SqlRequestSchema.pick({ query: true, waitFor: true, waitTimeoutMs: true });
+export type SqlBody = z.infer<typeof SqlBodySchema>;
+
+/** POST /datasets/:name/refresh: `auto` (default) fetches only what changed, `full` everything again. */
+export const RefreshBodySchema = z.strictObject({
+  mode: RefreshModeSchema.optional().describe(
+    'auto (default): fetch only the objects whose ETag changed; full: fetch every object again and rebuild the table',
+  ),
+});
+export const RefreshResponseSchema = z.object({
+  ok: z.literal(true),
+  /** The datasets the lake queued for refresh. */
+  accepted: z.array(z.string()),
+  mode: RefreshModeSchema,
+});
 
 /** docs/api.md#context-lake: what a save with `notifications: true` answers, for the bucket owner. */
 export const NotificationSetupSchema = z.object({

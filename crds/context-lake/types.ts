@@ -117,6 +117,39 @@ export type ContextLakeSpec = z.infer<typeof ContextLakeSpecSchema>;
 export const VmStatusSchema = z.enum(['running', 'paused', 'provisioning', 'error', 'not_provisioned']);
 export type VmStatus = z.infer<typeof VmStatusSchema>;
 
+/** The source objects a dataset's table holds, summarized (the lake's LakeSourceVersions). */
+export const DatasetSourcesSchema = z
+  .object({
+    objects: z.number().int().min(0).describe('Source objects the table holds.'),
+    digest: z
+      .string()
+      .max(128)
+      .describe('sha256 over the sorted key and ETag of each object: equal digests, equal data.'),
+    newestModified: isoTimestamp.optional().describe('The newest LastModified among them.'),
+  })
+  .describe('The source versions loaded.');
+
+/** What the lake last did to a dataset's table (the lake's LakeRefreshOutcome). */
+export const DatasetRefreshSchema = z
+  .object({
+    kind: z
+      .enum(['full', 'incremental', 'check'])
+      .describe(
+        'full: every object fetched again; incremental: only changed objects; check: sources compared, nothing changed.',
+      ),
+    trigger: z
+      .enum(['load', 'request', 'event', 'interval', 'wake', 'schema'])
+      .describe(
+        'Why: load (first load or a changed definition), request (POST refresh), event (S3 notification), interval, wake, schema (a new object did not fit the table).',
+      ),
+    at: isoTimestamp.describe('When it ended.'),
+    fetchedObjects: z.number().int().min(0).describe('Objects downloaded.'),
+    fetchedBytes: z.number().int().min(0).describe('Bytes downloaded.'),
+    removedObjects: z.number().int().min(0).describe('Objects whose rows were removed.'),
+    ms: z.number().min(0).describe('How long it took, in milliseconds.'),
+  })
+  .describe('The last refresh of the dataset and what it cost.');
+
 export const DatasetStatusSchema = z.object({
   ok: z.boolean().describe('Whether the dataset can be queried (ready or refreshing).'),
   status: z
@@ -134,8 +167,38 @@ export const DatasetStatusSchema = z.object({
     .optional()
     .describe('When S3 event notifications last made a running lake refresh it.'),
   s3EventCount: z.number().int().min(0).optional().describe('S3 event notifications received for it so far.'),
+  rowCount: z.number().int().min(0).optional().describe('Rows of its table.'),
+  bytes: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('Bytes of the source objects its table holds, as listed by the source.'),
+  loadedAt: isoTimestamp
+    .optional()
+    .describe('When the data now served was loaded (first load or last refresh that changed it).'),
+  dataAsOf: isoTimestamp
+    .optional()
+    .describe(
+      'The data was current with its sources at this time (copied at most once a minute unless something else changed; every SQL answer carries the exact value).',
+    ),
+  sources: DatasetSourcesSchema.optional(),
+  lastRefresh: DatasetRefreshSchema.optional(),
 });
 export type DatasetStatus = z.infer<typeof DatasetStatusSchema>;
+
+/** What a dataset's table holds (docs/adr/0010-durable-incremental-lake.md), part of its status entry. */
+export type DatasetFacts = Pick<
+  DatasetStatus,
+  'rowCount' | 'bytes' | 'loadedAt' | 'dataAsOf' | 'sources' | 'lastRefresh'
+>;
+
+/** The facts of a status entry, the rest left out (fields it lacks are undefined: JSON drops them). */
+export function datasetFactsOf(entry: DatasetStatus | undefined): DatasetFacts {
+  if (entry === undefined) return {};
+  const { rowCount, bytes, loadedAt, dataAsOf, sources, lastRefresh } = entry;
+  return { rowCount, bytes, loadedAt, dataAsOf, sources, lastRefresh };
+}
 
 export const ContextLakeStatusSchema = z
   .object({

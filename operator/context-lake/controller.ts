@@ -14,10 +14,14 @@ import { workloadOwnedTypes } from '../runtimes/owned-types.js';
 import { BatchHandler } from './notifications/batch-handler.js';
 import { NotificationMetrics } from './notifications/notification-metrics.js';
 import { LakeNotificationsReconciler } from './notifications/reconciler.js';
+import { LakeQueryMetrics } from './query-metrics.js';
 import { ContextLakeReconciler } from './reconciler.js';
 import type { ContextLakeReconcilerOptions } from './reconciler.js';
 
-export type ContextLakeControllerDeps = ReconcilerControllerDeps<ContextLakeReconcilerOptions, 'caches'>;
+export type ContextLakeControllerDeps = ReconcilerControllerDeps<
+  ContextLakeReconcilerOptions,
+  'caches' | 'queryMetrics'
+>;
 
 /**
  * The `contextlake` controller, woken by its lakes, their workloads' objects and their credentials
@@ -56,6 +60,7 @@ export const addContextLakeController: AddController<ContextLakeControllerDeps, 
         installationKey: deps.installationKey,
         busyPollMs: deps.busyPollMs,
         runningPollMs: deps.runningPollMs,
+        queryMetrics: new LakeQueryMetrics(deps.registry),
       }),
       workers: deps.workers ?? 2,
     }),

@@ -24,6 +24,7 @@ import { deleteControlled } from '../runtimes/ensure-object.js';
 import { describeError } from '../../platform/describe-error.js';
 import type { WorkloadRuntime } from '../runtimes/types.js';
 import { workloadLabels } from '../runtimes/types.js';
+import type { LakeQueryMetrics } from './query-metrics.js';
 import { computeLakeStatus, mergeLakeStatus } from './status.js';
 import type { LakePass } from './status.js';
 
@@ -53,6 +54,8 @@ export interface ContextLakeReconcilerOptions {
   busyPollMs?: number;
   /** How often a running lake's status (datasets, last query) is read. Default 30 s. */
   runningPollMs?: number;
+  /** Told each lake's query counts as read with its status. */
+  queryMetrics?: LakeQueryMetrics | undefined;
   now?: () => Date;
 }
 
@@ -79,11 +82,13 @@ export class ContextLakeReconciler implements Reconciler {
     if (lake === undefined) return undefined;
     const runtime = this.runtimeOf(lake);
     if (lake.metadata.deletionTimestamp !== undefined) {
+      this.noteQueries(lake, undefined);
       await this.finalize(lake, runtime);
       return undefined;
     }
     const current = await this.ensureFinalizer(lake);
     const pass = await this.converge(current, runtime, signal);
+    this.noteQueries(current, pass);
     const owned = computeLakeStatus(current, pass, this.now());
     // Merged onto the stored status, re-read on a conflict: the S3 counters the notification consumer writes survive.
     const written = await updateStatus(
@@ -100,6 +105,11 @@ export class ContextLakeReconciler implements Reconciler {
       throw new Error(`converging ${request.namespace ?? ''}/${request.name}: ${pass.failure}`);
     if (await this.hibernateIfIdle(written)) return undefined; // the spec change wakes us again
     return { requeueAfterMs: this.requeueAfter(written, pass) };
+  }
+
+  /** The lake's query counts for the metrics; none once it does not answer or is deleted. */
+  private noteQueries(lake: ContextLake, pass: LakePass | undefined): void {
+    this.options.queryMetrics?.observe(lake.metadata.namespace ?? '', pass?.lake?.queries);
   }
 
   private runtimeOf(lake: ContextLake): WorkloadRuntime {

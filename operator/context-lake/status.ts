@@ -10,6 +10,8 @@ import type {
 } from '../../crds/index.js';
 import { connectorOf } from '../../platform/lake-config/dataset-source.js';
 import type { LakeDatasetState, LakeStatus } from '../../platform/lake-protocol.js';
+import type { DatasetFacts } from '../../crds/context-lake/types.js';
+import { factsToWrite, isoOf } from './dataset-facts.js';
 import { redactSecrets } from './resolve-config.js';
 import type { WorkloadObservation } from '../runtimes/types.js';
 import { isTrue, setConditions } from '../../crds/conditions.js';
@@ -44,7 +46,10 @@ export interface OwnedLakeStatus {
   vmStatus: VmStatus;
   endpoint: string | undefined;
   lastActivityAt: string | undefined;
-  datasets: Record<string, Pick<DatasetStatus, 'ok' | 'status' | 'connectorId' | 'notifications' | 'error'>>;
+  datasets: Record<
+    string,
+    Pick<DatasetStatus, 'ok' | 'status' | 'connectorId' | 'notifications' | 'error'> & DatasetFacts
+  >;
   conditions: LakeCondition[];
 }
 
@@ -75,17 +80,23 @@ export function lakeApplied(lake: ContextLake, status: LakeStatus | undefined): 
   return datasetStates(lake, status).every(pastFirstLoad);
 }
 
+/**
+ * A dataset's entry: its state on the lake, and what its table holds. While the lake does not
+ * report it (paused, starting) the facts stored stay: the lake's disk still holds that data.
+ */
 function datasetEntry(
   dataset: Dataset,
   vmStatus: VmStatus,
   pass: LakePass,
+  stored: DatasetStatus | undefined,
 ): OwnedLakeStatus['datasets'][string] {
+  const state = pass.lake?.datasets[dataset.name];
   const base = {
     connectorId: connectorOf(dataset.from) ?? 'unknown',
     notifications: dataset.notifications ?? false,
+    ...factsToWrite(state, stored),
   };
   if (vmStatus !== 'running' && vmStatus !== 'provisioning') return { ...base, ok: false, status: 'unknown' };
-  const state = pass.lake?.datasets[dataset.name];
   if (state === undefined) return { ...base, ok: false, status: 'pending' };
   const ok = state.status === 'ready' || state.status === 'refreshing';
   if (state.status !== 'error') return { ...base, ok, status: state.status };
@@ -187,12 +198,6 @@ const latest = (...times: (string | undefined)[]): string | undefined =>
     .sort((a, b) => Date.parse(a) - Date.parse(b))
     .at(-1);
 
-/** A lake's timestamp in the resource's format (ISO with milliseconds and Z); undefined if unreadable. */
-function isoOf(time: string | undefined): string | undefined {
-  const ms = time === undefined ? Number.NaN : Date.parse(time);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
-}
-
 /** The status this reconciler wants, from one pass; merged onto the stored status by mergeLakeStatus. */
 export function computeLakeStatus(lake: ContextLake, pass: LakePass, now: Date): OwnedLakeStatus {
   const vmStatus = lakeVmStatus(lake, pass);
@@ -210,7 +215,10 @@ export function computeLakeStatus(lake: ContextLake, pass: LakePass, now: Date):
       becameReady ? now.toISOString() : undefined,
     ),
     datasets: Object.fromEntries(
-      lake.spec.config.datasets.map((dataset) => [dataset.name, datasetEntry(dataset, vmStatus, pass)]),
+      lake.spec.config.datasets.map((dataset) => [
+        dataset.name,
+        datasetEntry(dataset, vmStatus, pass, lake.status?.datasets?.[dataset.name]),
+      ]),
     ),
     conditions: [provisionedCondition(pass), ready],
   };

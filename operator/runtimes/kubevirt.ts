@@ -270,7 +270,8 @@ export class KubevirtRuntime implements WorkloadRuntime {
   private cloudConfig(object: WorkloadObject, token: string): string {
     const program = workloadProgram(object);
     const cpu = object.spec.resources?.cpu ?? this.options.defaults.cpu;
-    return workloadCloudConfig(program, token, programEnvironment(program, this.options.lake, { cpu }));
+    const disk = object.spec.resources?.disk ?? this.options.defaults.disk;
+    return workloadCloudConfig(program, token, programEnvironment(program, this.options.lake, { cpu, disk }));
   }
 
   private cloudInit(object: WorkloadObject, context: WorkloadContext, owner: OwnerReference): Secret {

@@ -31,6 +31,21 @@ export interface LakeWorkloadSettings {
   maxResultBytes?: number | undefined;
 }
 
+/**
+ * The share of the lake's disk DuckDB's spill files may take (AGENTRY_LAKE_SPILL_LIMIT). The disk
+ * also holds the database file (docs/adr/0010-durable-incremental-lake.md) and a refresh's
+ * downloads: DuckDB's own default, 90% of the free space, would let one large query fill it and
+ * fail the next refresh.
+ */
+const SPILL_SHARE_OF_DISK = 0.25;
+
+/** The spill limit for a disk of this quantity, in DuckDB's size syntax; undefined for no readable size. */
+export function spillLimitOf(disk: string | undefined): string | undefined {
+  const bytes = disk === undefined ? Number.NaN : quantityValue(disk);
+  if (!Number.isFinite(bytes) || bytes <= 0) return undefined;
+  return `${Math.max(1, Math.floor((bytes * SPILL_SHARE_OF_DISK) / 2 ** 20))}MiB`;
+}
+
 /** The program's working directory in a pod or VM. */
 export const workingDirectory = (program: WorkloadProgram): string =>
   program.name === 'runner' ? WORKDIR : LAKE_DATA_DIR;
@@ -42,7 +57,7 @@ export const workingDirectory = (program: WorkloadProgram): string =>
 export function programEnvironment(
   program: WorkloadProgram,
   lake: LakeWorkloadSettings | undefined,
-  resources: { cpu: string },
+  resources: { cpu: string; disk?: string | undefined },
 ): Record<string, string> {
   if (program.name === 'runner') {
     return {
@@ -51,9 +66,19 @@ export function programEnvironment(
       AGENTRY_RUNNER_STATE_DIR: RUNNER_STATE_DIR,
     };
   }
+  return lakeEnvironment(program.port, lake, resources);
+}
+
+/** The lake server's environment: where it listens, what it may use of its workload, the operator's settings. */
+function lakeEnvironment(
+  port: number,
+  lake: LakeWorkloadSettings | undefined,
+  resources: { cpu: string; disk?: string | undefined },
+): Record<string, string> {
   const cpu = quantityValue(resources.cpu);
+  const spillLimit = spillLimitOf(resources.disk);
   return {
-    AGENTRY_LAKE_PORT: String(program.port),
+    AGENTRY_LAKE_PORT: String(port),
     AGENTRY_LAKE_HOST: '0.0.0.0',
     AGENTRY_LAKE_DATA_DIR: LAKE_DATA_DIR,
     // DuckDB would otherwise take every core of the node, not the ones the workload was given.
@@ -67,6 +92,7 @@ export function programEnvironment(
     ...(lake?.maxResultBytes === undefined
       ? {}
       : { AGENTRY_LAKE_MAX_RESULT_BYTES: String(lake.maxResultBytes) }),
+    ...(spillLimit === undefined ? {} : { AGENTRY_LAKE_SPILL_LIMIT: spillLimit }),
   };
 }
 

@@ -16,6 +16,11 @@ export interface S3ObjectEvent {
   bucket: string;
   /** The object key, URL-decoded. */
   key: string;
+  /** Created objects: their ETag and size as S3 reports them. */
+  eTag?: string | undefined;
+  size?: number | undefined;
+  /** S3's ordering token of the key's events (hex; a later event of a key has a greater one). */
+  sequencer?: string | undefined;
 }
 
 /**
@@ -39,12 +44,23 @@ const eventTimeSchema = z.string().transform((text, context) => {
   return time;
 });
 
+/**
+ * What an object record may tell beyond its key; an odd value is left out rather than making the
+ * record malformed (the event still refreshes its dataset, by comparing the source).
+ */
+const optionalDetail = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+
 const RecordSchema = z.object({
   eventName: z.string().min(1),
   eventTime: eventTimeSchema,
   s3: z.object({
     bucket: z.object({ name: z.string().min(1) }),
-    object: z.object({ key: z.string() }),
+    object: z.object({
+      key: z.string(),
+      eTag: optionalDetail(z.string().min(1)),
+      size: optionalDetail(z.number().int().min(0)),
+      sequencer: optionalDetail(z.string().regex(/^[0-9A-Fa-f]+$/)),
+    }),
   }),
 });
 
@@ -66,6 +82,26 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
+/** A record as an event; undefined when its key is not URL-encoded. */
+function eventOf(record: z.infer<typeof RecordSchema>): S3ObjectEvent | undefined {
+  let key: string;
+  try {
+    key = decodeObjectKey(record.s3.object.key);
+  } catch {
+    return undefined;
+  }
+  const { eTag, size, sequencer } = record.s3.object;
+  return {
+    eventName: record.eventName,
+    eventTime: record.eventTime,
+    bucket: record.s3.bucket.name,
+    key,
+    ...(eTag === undefined ? {} : { eTag }),
+    ...(size === undefined ? {} : { size }),
+    ...(sequencer === undefined ? {} : { sequencer }),
+  };
+}
+
 function decodeValue(value: unknown, depth: number): DecodedMessage {
   if (TestEventSchema.safeParse(value).success) return { kind: 'test' };
   const envelope = SnsEnvelopeSchema.safeParse(value);
@@ -81,18 +117,9 @@ function decodeValue(value: unknown, depth: number): DecodedMessage {
   }
   const events: S3ObjectEvent[] = [];
   for (const record of parsed.data.Records) {
-    let key: string;
-    try {
-      key = decodeObjectKey(record.s3.object.key);
-    } catch {
-      return { kind: 'malformed', reason: 'an object key is not URL-encoded' };
-    }
-    events.push({
-      eventName: record.eventName,
-      eventTime: record.eventTime,
-      bucket: record.s3.bucket.name,
-      key,
-    });
+    const event = eventOf(record);
+    if (event === undefined) return { kind: 'malformed', reason: 'an object key is not URL-encoded' };
+    events.push(event);
   }
   return { kind: 'events', events };
 }

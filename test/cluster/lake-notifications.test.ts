@@ -133,7 +133,22 @@ describe('the lake-notifications controller', () => {
     const refreshes = lakeServer.requests.slice(before);
     expect(refreshes).toHaveLength(1);
     expect(refreshes[0]?.path).toBe('/v1/refresh');
-    expect(refreshes[0]?.body).toEqual({ datasets: ['orders'] });
+    // The event travels as an object change, for the lake to append that object's rows alone.
+    expect(refreshes[0]?.body).toEqual({
+      datasets: ['orders'],
+      changes: [
+        {
+          dataset: 'orders',
+          event: 'created',
+          bucket,
+          key: 'running/orders/1.csv',
+          etag: expect.any(String),
+          size: expect.any(Number),
+          // moto's records carry no sequencer (AWS's do).
+          eventTime: expect.any(String),
+        },
+      ],
+    });
     expect(refreshes[0]?.headers.authorization).toBe(`Bearer ${installationKey.runnerToken(lake)}`);
     expect((await world.datasetStatus(namespace, 'customers'))?.s3EventCount).toBeUndefined();
     await world.drained(queue.queueUrl);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { programEnvironment } from '../../operator/runtimes/program-layout.js';
+import { programEnvironment, spillLimitOf } from '../../operator/runtimes/program-layout.js';
 import { LAKE_PROGRAM } from '../../operator/runtimes/types.js';
 
 describe('lake workload environment (pods and VMs)', () => {
@@ -21,5 +21,18 @@ describe('lake workload environment (pods and VMs)', () => {
     expect(env).not.toHaveProperty('AGENTRY_LAKE_FILE_ROOTS');
     expect(env).not.toHaveProperty('AGENTRY_LAKE_PRIVATE_TARGETS');
     expect(env).not.toHaveProperty('AGENTRY_LAKE_MAX_RESULT_BYTES');
+  });
+
+  it("caps DuckDB's spill at a quarter of the lake's disk, leaving room for the database file", () => {
+    const env = programEnvironment(LAKE_PROGRAM, undefined, { cpu: '1', disk: '20Gi' });
+    expect(env.AGENTRY_LAKE_SPILL_LIMIT).toBe('5120MiB');
+    expect(spillLimitOf('1G')).toBe('238MiB');
+  });
+
+  it('sets no spill limit without a readable disk size (the process runtime)', () => {
+    expect(programEnvironment(LAKE_PROGRAM, undefined, { cpu: '1' })).not.toHaveProperty(
+      'AGENTRY_LAKE_SPILL_LIMIT',
+    );
+    expect(spillLimitOf('lots')).toBeUndefined();
   });
 });

@@ -31,15 +31,35 @@ function eventsOf(decoded: DecodedMessage): S3ObjectEvent[] {
   return decoded.events;
 }
 
+/** What record('in/orders.csv') decodes to, without the details each test checks. */
+const ORDERS_EVENT = {
+  eventName: 'ObjectCreated:Put',
+  eventTime: new Date('2026-11-22T21:20:00.123Z'),
+  bucket: 'lake-data',
+  key: 'in/orders.csv',
+};
+
 describe('decodeS3Message', () => {
-  it('decodes a record into bucket, URL-decoded key, event name and time', () => {
+  it('decodes a record into bucket, URL-decoded key, event name and time, ETag, size and sequencer', () => {
     const [event] = eventsOf(decodeS3Message(body(record('in/orders.csv'))));
-    expect(event).toEqual({
-      eventName: 'ObjectCreated:Put',
-      eventTime: new Date('2026-11-22T21:20:00.123Z'),
-      bucket: 'lake-data',
-      key: 'in/orders.csv',
-    });
+    expect(event).toEqual({ ...ORDERS_EVENT, eTag: 'abc', size: 6, sequencer: '0055AED6DCD90281E5' });
+  });
+
+  it('leaves out an odd ETag, size or sequencer instead of dropping the event', () => {
+    const odd = record('in/orders.csv');
+    odd.s3.object = { ...odd.s3.object, size: -1, sequencer: 'not hex' };
+    const [event] = eventsOf(decodeS3Message(body(odd)));
+    expect(event).toEqual({ ...ORDERS_EVENT, eTag: 'abc' });
+  });
+
+  it('decodes a removal record, which carries no ETag nor size', () => {
+    const removed = record('in/orders.csv', { eventName: 'ObjectRemoved:Delete' });
+    const [event] = eventsOf(
+      decodeS3Message(
+        body({ ...removed, s3: { ...removed.s3, object: { key: 'in/orders.csv', sequencer: '0A' } } }),
+      ),
+    );
+    expect(event).toEqual({ ...ORDERS_EVENT, eventName: 'ObjectRemoved:Delete', sequencer: '0A' });
   });
 
   it('decodes keys with an encoded slash, as moto sends them', () => {

@@ -5,11 +5,13 @@ import { LakeClient } from '../../../platform/lake-client.js';
 import type { SqsNotificationQueues, QueueMessage } from '../../../platform/lake-notifications/queues.js';
 import { decodeS3Message, notificationTargets } from '../../../platform/lake-notifications/s3-events.js';
 import type { S3ObjectEvent } from '../../../platform/lake-notifications/s3-events.js';
+import type { RefreshRequest } from '../../../platform/lake-protocol.js';
 import type { Logger } from '../../../platform/log.js';
 import type { ResourceStore } from '../../../platform/store/types.js';
 import type { Caches } from '../../controller/caches.js';
 import { concernedDatasets, refreshEndpointOf, statusWithEventCounts, tallyEvents } from './lake-counters.js';
 import type { NotificationMetrics } from './notification-metrics.js';
+import { refreshRequestOf } from './object-changes.js';
 import { updateStatus } from '../../../platform/store/status-writer.js';
 
 export interface BatchHandlerOptions {
@@ -71,7 +73,11 @@ export class BatchHandler {
     }
     await this.acknowledge(key, queueUrl, [...settled, ...unmatched.map((carrier) => carrier.message)]);
     if (lake === undefined || matching.length === 0) return;
-    if (await this.countAndRefresh(key, lake, tally.datasets))
+    const refresh = refreshRequestOf(
+      matching.flatMap((carrier) => carrier.events),
+      targets,
+    );
+    if (await this.countAndRefresh(key, lake, tally.datasets, refresh))
       await this.acknowledge(
         key,
         queueUrl,
@@ -124,22 +130,23 @@ export class BatchHandler {
   }
 
   /**
-   * Asks a running lake to refresh (once, every dataset of the batch), then writes the counters.
-   * Whether both succeeded: only then may the messages go.
+   * Asks a running lake to refresh (once, every dataset of the batch, with the object changes of
+   * its events), then writes the counters. Whether both succeeded: only then may the messages go.
    */
   private async countAndRefresh(
     key: LakeKey,
     lake: ContextLake,
     datasets: ReadonlyMap<string, { count: number; lastEventAt: Date }>,
+    refresh: RefreshRequest,
   ): Promise<boolean> {
     const { logger, metrics } = this.options;
-    const names = [...datasets.keys()].sort();
+    const names = refresh.datasets;
     let refreshedAt: Date | undefined;
     const endpoint = refreshEndpointOf(lake);
     if (endpoint !== undefined) {
       try {
         const token = this.options.installationKey.runnerToken(lake);
-        await new LakeClient({ endpoint, token }).refresh(names);
+        await new LakeClient({ endpoint, token }).refresh(refresh.datasets, { changes: refresh.changes });
         refreshedAt = this.options.now();
         metrics.refreshes.labels('accepted').inc();
       } catch (err) {

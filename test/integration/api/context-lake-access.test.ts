@@ -117,6 +117,7 @@ describe('OpenAPI', () => {
         'post /v1/context-lake/datasets',
         'put /v1/context-lake/datasets/{name}',
         'delete /v1/context-lake/datasets/{name}',
+        'post /v1/context-lake/datasets/{name}/refresh',
         'get /v1/context-lake/views',
         'post /v1/context-lake/views',
         'put /v1/context-lake/views/{name}',
@@ -129,6 +130,9 @@ describe('OpenAPI', () => {
       ].sort(),
     );
     expect(doc.paths['/v1/context-lake/sql']?.post?.['x-required-scope']).toBe('context-lake:sql');
+    expect(doc.paths['/v1/context-lake/datasets/{name}/refresh']?.post?.['x-required-scope']).toBe(
+      'context-lake:write',
+    );
     expect(doc.paths['/v1/context-lake/config']?.get?.responses.default).toMatchObject({
       content: { 'application/json': { schema: { $ref: '#/components/schemas/LakeError' } } },
     });

@@ -181,11 +181,12 @@ describe('POST /sql', () => {
     const key = await api.key({ org: 'sql-log', user: 'lou' });
     await lakeError(lake(api, key, 'POST', '/sql', { query: 'SELECT 1' }), 504, 'timeout');
     const line = logLines.find(
-      (text) => text.includes('a context lake query ran out of time') && text.includes('sql-log'),
+      (text) => text.includes('a context lake request ran out of time') && text.includes('sql-log'),
     );
     expect(JSON.parse(line ?? '{}')).toMatchObject({
       namespace: 'agentry-org-sql-log',
       phase: 'waiting for the lake',
+      what: 'query',
     });
   });
 
@@ -232,5 +233,43 @@ describe('POST /sql', () => {
   it('counts calls in the SQL duration histogram', async () => {
     const metrics = await (await fetch(`${api.url}/metrics`)).text();
     expect(metrics).toMatch(/agentry_lake_sql_duration_seconds_count\{outcome="timeout"\} [1-9]/);
+  });
+});
+
+describe('POST /datasets/:name/refresh', () => {
+  it('answers 404 not_found for a dataset the configuration lacks, and wakes nothing', async () => {
+    const key = await api.key({ org: 'rf-none', user: 'ron' });
+    await lake(api, key, 'POST', '/datasets', s3Dataset('known'));
+    const body = await lakeError(lake(api, key, 'POST', '/datasets/unknown/refresh', {}), 404, 'not_found');
+    expect(body.error).toContain('unknown');
+    expect((await storedLake(api, 'rf-none'))?.spec.operatingMode).toBe('Hibernated');
+  });
+
+  it('refuses a mode other than auto or full with 400 validation_error naming the field', async () => {
+    const key = await api.key({ org: 'rf-bad', user: 'rb' });
+    await lake(api, key, 'POST', '/datasets', s3Dataset('known'));
+    const body = await lakeError(
+      lake(api, key, 'POST', '/datasets/known/refresh', { mode: 'sometimes' }),
+      400,
+      'validation_error',
+    );
+    expect(body.errors?.map((error) => error.path)).toEqual(['mode']);
+    expect((await storedLake(api, 'rf-bad'))?.spec.operatingMode).toBe('Hibernated');
+  });
+
+  it('starts a hibernated lake to refresh it, and answers 504 timeout when it does not become ready in time', async () => {
+    const key = await api.key({ org: 'rf-cold', user: 'rc' });
+    await lake(api, key, 'POST', '/datasets', s3Dataset('cold'));
+    await lakeError(lake(api, key, 'POST', '/datasets/cold/refresh', { mode: 'full' }), 504, 'timeout');
+    expect((await storedLake(api, 'rf-cold'))?.spec.operatingMode).toBe('Running');
+  });
+
+  it('needs the context-lake:write scope', async () => {
+    const key = await api.key({
+      org: 'rf-scope',
+      user: 'rs',
+      scopes: ['context-lake:read', 'context-lake:sql'],
+    });
+    await lakeError(lake(api, key, 'POST', '/datasets/any/refresh', {}), 403, 'insufficient_scopes');
   });
 });

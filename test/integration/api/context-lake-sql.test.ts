@@ -2,7 +2,7 @@
 // server (DuckDB) that the test starts and configures as the operator would, and writes the
 // ContextLake status (Ready for the generation, endpoint) as the operator would.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadLakeConfig } from '../../../lake/config.js';
@@ -28,7 +28,7 @@ async function pushConfig(current: ContextLake): Promise<void> {
   await client.applyConfig({ generation: current.metadata.generation ?? 0, config: current.spec.config });
   await eventually(async () => {
     const status = await client.status();
-    return !status.loading && status.datasets.people?.status === 'ready';
+    return !status.loading && ['people', 'events'].every((name) => status.datasets[name]?.status === 'ready');
   }, 30_000);
 }
 
@@ -43,6 +43,8 @@ async function markReady(endpoint: string): Promise<void> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agentry-lake-sql-'));
   await writeFile(join(dir, 'people.csv'), 'id,name\n1,ada\n2,bob\n3,cy\n');
+  await mkdir(join(dir, 'events'));
+  await writeFile(join(dir, 'events', 'a.csv'), 'id,kind\n1,signup\n');
   api = await startTestApi({
     lakeConnectors: new Set(['s3', 'https', 'file']),
     lakeFileRoots: () => [dir],
@@ -56,6 +58,15 @@ beforeAll(async () => {
   ).toBe(201);
   expect(
     (await lake(api, key, 'POST', '/views', { name: 'names', sql: 'SELECT name FROM people' })).status,
+  ).toBe(201);
+  expect(
+    (
+      await lake(api, key, 'POST', '/datasets', {
+        name: 'events',
+        from: `file://${join(dir, 'events')}/`,
+        params: { file_format: 'csv' },
+      })
+    ).status,
   ).toBe(201);
   expect((await lake(api, key, 'POST', '/start')).status).toBe(202);
   const current = await storedLake(api, ORG);
@@ -106,6 +117,42 @@ describe('POST /sql against a real lake server', () => {
     expect((answer.json as { elapsedMs: number }).elapsedMs).toBeGreaterThanOrEqual(300);
   });
 
+  it('answers dataAsOf for each dataset the query read, through views too', async () => {
+    const answer = await lake(api, key, 'POST', '/sql', { query: 'SELECT count(*) AS n FROM names' });
+    expect(answer.json).toMatchObject({ dataAsOf: { people: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) } });
+  });
+
+  it('refreshes a dataset on request: 202 with the datasets the lake accepted', async () => {
+    const answer = await lake(api, key, 'POST', '/datasets/people/refresh', { mode: 'full' });
+    expect({ status: answer.status, json: answer.json }).toEqual({
+      status: 202,
+      json: { ok: true, accepted: ['people'], mode: 'full' },
+    });
+  });
+
+  it('answers with an object just written when the query waits for it, no refresh asked', async () => {
+    await writeFile(join(dir, 'events', 'b.csv'), 'id,kind\n2,upgrade\n');
+    const answer = await lake(api, key, 'POST', '/sql', {
+      query: 'SELECT kind FROM events ORDER BY id',
+      waitFor: [{ key: 'b.csv' }],
+      waitTimeoutMs: 20_000,
+    });
+    expect(answer.json).toMatchObject({ rows: [{ kind: 'signup' }, { kind: 'upgrade' }] });
+  });
+
+  it('answers 504 not_applied naming an object that does not come within the wait', async () => {
+    const body = await lakeError(
+      lake(api, key, 'POST', '/sql', {
+        query: 'SELECT count(*) FROM events',
+        waitFor: [{ key: 'never.csv' }],
+        waitTimeoutMs: 300,
+      }),
+      504,
+      'not_applied',
+    );
+    expect(body.error).toContain('never.csv');
+  });
+
   it('queries views', async () => {
     const answer = await lake(api, key, 'POST', '/sql', {
       query: 'SELECT count(*)::INTEGER AS n FROM names',
@@ -150,7 +197,7 @@ describe('POST /sql: bounds', () => {
     expect((await lake(api, other, 'POST', '/stop')).status).toBe(202);
     // The API's bound is 60 s here: a 504 would mean the call waited it out.
     const body = await lakeError(pending, 409, 'conflict');
-    expect(body.error).toContain('stopped while the query waited');
+    expect(body.error).toContain('stopped while the request waited');
   });
 
   it('answers engine errors without the server’s paths', async () => {
