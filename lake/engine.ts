@@ -10,7 +10,9 @@ import { LakeError, messageOf } from './errors.js';
  * runs (docs/architecture.md#the-context-lake). SQL can read no file except under the staging
  * directory, where the lake itself puts downloads while it loads them (the datasets' own data,
  * deleted after each load); it cannot write files, attach databases, install or load extensions,
- * or change any setting.
+ * or change any setting. One exception is DuckDB's own: with a database file, it lets SQL read
+ * that file and its WAL (what the tables hold anyway) and create the WAL when none exists; the
+ * server runs only reading statements (lake/sql.ts), so no COPY reaches it.
  */
 
 export interface EngineOptions {

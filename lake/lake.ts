@@ -241,11 +241,18 @@ export class Lake {
     entry.changes.push(...work.changes);
     if (waiter !== undefined) entry.waiters.push(waiter);
     this.pending.set(name, entry);
-    // Loads and asked-for refreshes show; background checks and events leave a dataset `ready`.
+    this.showQueued(name, work);
+  }
+
+  /** Loads and asked-for refreshes show; background checks and events leave a dataset `ready`. */
+  private showQueued(name: string, work: RefreshWork): void {
     const stored = this.options.catalog.get(name) !== undefined;
-    if (!stored && this.current?.name !== name) this.phases.set(name, { phase: 'pending' });
-    else if (stored && (work.full || work.trigger === 'request') && work.changes.length === 0)
-      this.phases.set(name, { phase: 'refreshing' });
+    if (!stored) {
+      if (this.current?.name !== name) this.phases.set(name, { phase: 'pending' });
+      return;
+    }
+    const shown = work.full || (work.trigger === 'request' && work.changes.length === 0);
+    if (shown) this.phases.set(name, { phase: 'refreshing' });
   }
 
   private kick(): void {

@@ -187,46 +187,38 @@ class Refresh {
   /** Each key as the source holds it now; a redelivered or older event changes nothing. */
   async planChanges(stored: StoredDataset, changes: readonly KeyChange[]): Promise<Plan> {
     const plan: Plan = { fetch: [], removed: [], sequencers: new Map() };
-    for (const change of latestPerKey(changes)) {
-      const before = stored.objects.get(change.key);
-      const { sequencer } = change;
-      if (sequencer !== undefined && before?.sequencer !== undefined)
-        if (compareSequencers(sequencer, before.sequencer) <= 0) continue;
-      if (change.event === 'removed') {
-        if (before !== undefined) plan.removed.push(change.key);
-        continue;
-      }
-      const keep = (): void => {
-        if (before !== undefined && sequencer !== undefined) plan.sequencers.set(change.key, sequencer);
-      };
-      if (change.etag !== undefined && before?.etag === change.etag) {
-        keep();
-        continue;
-      }
-      const current = await this.reader.head(change.key, this.signal);
-      if (current === undefined) {
-        if (before !== undefined) plan.removed.push(change.key);
-      } else if (before !== undefined && sameVersion(before, current)) keep();
-      else {
-        plan.fetch.push(current);
-        if (sequencer !== undefined) plan.sequencers.set(change.key, sequencer);
-      }
-    }
+    for (const change of latestPerKey(changes))
+      await this.planChange(stored.objects.get(change.key), change, plan);
     return plan;
+  }
+
+  private async planChange(before: StoredObject | undefined, change: KeyChange, plan: Plan): Promise<void> {
+    const { key, sequencer } = change;
+    if (isStale(change, before)) return;
+    if (change.event === 'removed') {
+      if (before !== undefined) plan.removed.push(key);
+      return;
+    }
+    // Data unchanged: only the newer sequencer is recorded.
+    const keep = (): void => {
+      if (before !== undefined && sequencer !== undefined) plan.sequencers.set(key, sequencer);
+    };
+    if (change.etag !== undefined && before?.etag === change.etag) {
+      keep();
+      return;
+    }
+    const current = await this.reader.head(key, this.signal);
+    if (current === undefined) {
+      if (before !== undefined) plan.removed.push(key);
+    } else if (before !== undefined && sameVersion(before, current)) keep();
+    else {
+      plan.fetch.push(current);
+      if (sequencer !== undefined) plan.sequencers.set(key, sequencer);
+    }
   }
 
   async incremental(stored: StoredDataset, plan: Plan, trigger: RefreshTrigger): Promise<StoredDataset> {
     const { engine, catalog } = this.context;
-    const objects = new Map(stored.objects);
-    const upserted: StoredObject[] = [];
-    for (const [key, sequencer] of plan.sequencers) {
-      const before = objects.get(key);
-      if (before === undefined || plan.fetch.some((object) => object.key === key)) continue;
-      const updated = { ...before, sequencer };
-      objects.set(key, updated);
-      upserted.push(updated);
-    }
-    const changed = plan.fetch.length > 0 || plan.removed.length > 0;
     const batch =
       plan.fetch.length === 0
         ? undefined
@@ -239,17 +231,8 @@ class Refresh {
             this.signal,
           );
     if (batch !== undefined && !(await columnsFit(engine, this.name))) throw new SchemaChanged();
-    const replacedIds: number[] = [];
-    for (const key of [...plan.removed, ...plan.fetch.map((object) => object.key)]) {
-      const before = objects.get(key);
-      if (before !== undefined) replacedIds.push(before.id);
-      objects.delete(key);
-    }
-    for (const object of batch?.objects ?? []) {
-      const fetched = { ...object, sequencer: plan.sequencers.get(object.key) };
-      objects.set(object.key, fetched);
-      upserted.push(fetched);
-    }
+    const { objects, upserted, replacedIds } = mergeObjects(stored, plan, batch);
+    const changed = plan.fetch.length > 0 || plan.removed.length > 0;
     const next: StoredDataset = {
       ...stored,
       loadedAt: changed ? this.context.now().toISOString() : stored.loadedAt,
@@ -277,6 +260,42 @@ class Refresh {
     catalog.commit(next);
     return next;
   }
+}
+
+/** A change older than (or the same as) the last one applied to its key. */
+function isStale(change: KeyChange, before: StoredObject | undefined): boolean {
+  if (change.sequencer === undefined || before?.sequencer === undefined) return false;
+  return compareSequencers(change.sequencer, before.sequencer) <= 0;
+}
+
+/** The catalog's objects after a plan: fetched ones with new ids, removed and replaced ones gone. */
+function mergeObjects(
+  stored: StoredDataset,
+  plan: Plan,
+  batch: StagedBatch | undefined,
+): { objects: Map<string, StoredObject>; upserted: StoredObject[]; replacedIds: number[] } {
+  const objects = new Map(stored.objects);
+  const upserted: StoredObject[] = [];
+  const fetched = new Set(plan.fetch.map((object) => object.key));
+  for (const [key, sequencer] of plan.sequencers) {
+    const before = objects.get(key);
+    if (before === undefined || fetched.has(key)) continue;
+    const updated = { ...before, sequencer };
+    objects.set(key, updated);
+    upserted.push(updated);
+  }
+  const replacedIds: number[] = [];
+  for (const key of [...plan.removed, ...fetched]) {
+    const before = objects.get(key);
+    if (before !== undefined) replacedIds.push(before.id);
+    objects.delete(key);
+  }
+  for (const object of batch?.objects ?? []) {
+    const added = { ...object, sequencer: plan.sequencers.get(object.key) };
+    objects.set(object.key, added);
+    upserted.push(added);
+  }
+  return { objects, upserted, replacedIds };
 }
 
 /** The latest change of each key (by sequencer when both have one, else the later in the list). */

@@ -1,4 +1,4 @@
-import type { DatasetSource } from '../platform/lake-config/dataset-source.js';
+import type { DatasetSource, FileSource, S3Source } from '../platform/lake-config/dataset-source.js';
 import { DEFAULT_WAIT_FOR_MS } from '../platform/lake-protocol.js';
 import type { ObjectRef } from '../platform/lake-protocol.js';
 import { LakeError } from './errors.js';
@@ -19,27 +19,27 @@ interface Holder {
   key: string;
 }
 
+function s3Key(source: S3Source, ref: ObjectRef): string | undefined {
+  if (ref.bucket !== undefined && ref.bucket !== source.bucket) return undefined;
+  if (!source.isPrefix) return ref.key === source.key ? ref.key : undefined;
+  const relative = ref.key.startsWith(source.key) ? ref.key.slice(source.key.length) : undefined;
+  return relative !== undefined && isDataFile(relative) ? ref.key : undefined;
+}
+
+function fileKey(source: FileSource, ref: ObjectRef): string | undefined {
+  const base = source.path.slice(source.path.lastIndexOf('/') + 1);
+  const relative = ref.key.startsWith(source.path) ? ref.key.slice(source.path.length) : ref.key;
+  if (!source.isDirectory) return relative === base || ref.key === source.path ? base : undefined;
+  return isDataFile(relative) && !relative.split('/').includes('..') ? relative : undefined;
+}
+
 /** The key of `ref` as the dataset's catalog names it, when its source holds such a key. */
 function keyIn(source: DatasetSource, ref: ObjectRef): string | undefined {
-  switch (source.connector) {
-    case 's3': {
-      if (ref.bucket !== undefined && ref.bucket !== source.bucket) return undefined;
-      if (!source.isPrefix) return ref.key === source.key ? ref.key : undefined;
-      const relative = ref.key.startsWith(source.key) ? ref.key.slice(source.key.length) : undefined;
-      return relative !== undefined && isDataFile(relative) ? ref.key : undefined;
-    }
-    case 'https': {
-      const url = new URL(source.url);
-      const display = `${url.origin}${url.pathname}`;
-      return ref.key === display || ref.key === source.url ? display : undefined;
-    }
-    case 'file': {
-      const base = source.path.slice(source.path.lastIndexOf('/') + 1);
-      const relative = ref.key.startsWith(source.path) ? ref.key.slice(source.path.length) : ref.key;
-      if (!source.isDirectory) return relative === base || ref.key === source.path ? base : undefined;
-      return isDataFile(relative) && !relative.split('/').includes('..') ? relative : undefined;
-    }
-  }
+  if (source.connector === 's3') return s3Key(source, ref);
+  if (source.connector === 'file') return fileKey(source, ref);
+  const url = new URL(source.url);
+  const display = `${url.origin}${url.pathname}`;
+  return ref.key === display || ref.key === source.url ? display : undefined;
 }
 
 const described = (ref: ObjectRef): string =>

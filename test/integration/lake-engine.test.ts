@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { LakeEngine } from '../../lake/engine.js';
+import { DATABASE_FILE, LakeEngine } from '../../lake/engine.js';
 
 // DuckDB's own lockdown, below the server's read-only statement check: these statements run on a
 // plain connection of the locked engine, as SQL would if that check had a hole.
@@ -52,6 +52,25 @@ describe('lake engine lockdown (DuckDB settings alone)', () => {
     await expect(run(`ATTACH '${target}.db'`)).rejects.toThrow(/Permission Error/);
     expect(existsSync(`${target}.csv`)).toBe(false);
     expect(existsSync(`${target}.db`)).toBe(false);
+  });
+
+  it('keeps SQL from writing or attaching the database file, and from reading beside it', async () => {
+    // DuckDB lets SQL read its own file and WAL (they hold what SQL reads through the tables
+    // anyway) and, while no WAL exists, even create the WAL: the server's read-only statement
+    // check stops COPY (test/integration/lake-server.test.ts), not these settings.
+    const file = join(dir, 'lake', DATABASE_FILE);
+    expect(existsSync(file)).toBe(true);
+    await writeFile(join(dir, 'lake', 'beside.txt'), 'not for SQL');
+    await expect(run(`SELECT * FROM read_text('${join(dir, 'lake', 'beside.txt')}')`)).rejects.toThrow(
+      /Permission Error/,
+    );
+    await expect(run(`COPY (SELECT 1) TO '${file}'`)).rejects.toThrow(/Permission Error/);
+    await expect(run(`ATTACH '${file}' AS again (READ_ONLY)`)).rejects.toThrow(
+      /Permission Error|already attached/,
+    );
+    expect(await run('SELECT 42 AS still').then((reader) => reader.getRowObjectsJson())).toEqual([
+      { still: 42 },
+    ]);
   });
 
   it('keeps the configured limits, which SQL cannot change', async () => {
