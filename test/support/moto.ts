@@ -17,7 +17,11 @@ export async function startMoto(): Promise<RunningMoto> {
   const server = await pypiTool('moto', MOTO_VERSION, 'moto_server', ['server']);
   const port = await freeLoopbackPort();
   const child = spawn(server, ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      resolve();
+    }),
+  );
   const url = `http://127.0.0.1:${port}`;
   try {
     await until('moto', async () =>
