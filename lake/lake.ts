@@ -1,9 +1,9 @@
 import type { Dataset, Spicepod } from '../crds/context-lake/types.js';
-import { REFRESH_CHECK_INTERVAL, parseDatasetSource } from '../platform/lake-config/dataset-source.js';
 import type { Connector, DatasetSource } from '../platform/lake-config/dataset-source.js';
 import type { LakeDatasetState, LakeStatus, ObjectChange, RefreshMode } from '../platform/lake-protocol.js';
 import type { Logger } from '../platform/log.js';
 import { definitionDigest, storedState } from './catalog.js';
+import { definitionOf, sourceOf } from './dataset-definition.js';
 import type { Catalog, StoredObject } from './catalog.js';
 import type { LakeEngine } from './engine.js';
 import { messageOf, withoutServerPaths } from './errors.js';
@@ -49,14 +49,6 @@ interface Pending extends RefreshWork {
 }
 
 type Phase = LakeDatasetState['status'];
-
-/** What makes a dataset's data: its source and params (not `notifications` nor the check interval, which only say when to look). */
-export function definitionOf(dataset: Dataset): string {
-  const params = Object.entries(dataset.params ?? {})
-    .filter(([name]) => name !== REFRESH_CHECK_INTERVAL)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([dataset.from, params]);
-}
 
 const rank = (work: Pick<RefreshWork, 'full' | 'check'>): number => (work.full ? 2 : work.check ? 1 : 0);
 
@@ -113,11 +105,12 @@ export class Lake {
     };
   }
 
-  /** The dataset as the config has it, and its source (or why it cannot load). */
+  /** The config's datasets that can load, with their sources. */
   datasetSources(): { name: string; source: DatasetSource }[] {
+    const config = this.desired?.config;
     const sources: { name: string; source: DatasetSource }[] = [];
-    for (const dataset of this.desired?.config.datasets ?? []) {
-      const parsed = this.sourceOf(dataset, this.namesBefore(dataset.name));
+    for (const dataset of config?.datasets ?? []) {
+      const parsed = sourceOf(config, dataset, this.options.connectors);
       if ('source' in parsed) sources.push({ name: dataset.name, source: parsed.source });
     }
     return sources;
@@ -327,26 +320,6 @@ export class Lake {
     }
   }
 
-  private sourceOf(dataset: Dataset, taken: Set<string>): { source: DatasetSource } | { error: string } {
-    const folded = dataset.name.toLowerCase();
-    if (taken.has(folded))
-      return { error: `the name ${dataset.name} is already used by another dataset (SQL names ignore case)` };
-    const parsed = parseDatasetSource(dataset, { connectors: this.options.connectors });
-    if (!parsed.ok)
-      return { error: parsed.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ') };
-    return { source: parsed.source };
-  }
-
-  /** Datasets before this one in the config, by SQL name: a later one with the same name cannot load. */
-  private namesBefore(name: string): Set<string> {
-    const names = new Set<string>();
-    for (const dataset of this.desired?.config.datasets ?? []) {
-      if (dataset.name === name) break;
-      names.add(dataset.name.toLowerCase());
-    }
-    return names;
-  }
-
   private async process(name: string): Promise<void> {
     const entry = this.pending.get(name);
     this.pending.delete(name);
@@ -361,7 +334,7 @@ export class Lake {
   private async refreshOne(name: string, work: RefreshWork): Promise<void> {
     const dataset = this.desired?.config.datasets.find((candidate) => candidate.name === name);
     if (dataset === undefined) return; // removed since it was queued
-    const parsed = this.sourceOf(dataset, this.namesBefore(name));
+    const parsed = sourceOf(this.desired?.config, dataset, this.options.connectors);
     if ('error' in parsed) {
       this.fail(name, parsed.error);
       return;

@@ -7,7 +7,7 @@ import {
   defaultMemoryLimit,
   defaultThreads,
 } from '../../lake/resources.js';
-import { definitionOf } from '../../lake/lake.js';
+import { definitionOf } from '../../lake/dataset-definition.js';
 import { compareSequencers, sameVersion } from '../../lake/refresh.js';
 import { ConfigError } from '../../platform/config.js';
 import type { DatasetSource } from '../../platform/lake-config/dataset-source.js';
