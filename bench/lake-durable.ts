@@ -11,7 +11,7 @@
 //
 // Run: node --import ./test/support/register-swc.mjs bench/lake-durable.ts
 // Env: BENCH_WAKE_MB         sizes in MB, comma separated (default 10,1024)
-//      BENCH_PREFIX_OBJECTS  objects in the prefix (default 1000)
+//      BENCH_PREFIX_OBJECTS  objects in the prefix (default 1000; 0 leaves that part out)
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -244,7 +244,7 @@ async function main(): Promise<void> {
   });
   try {
     await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
-    const prefix = await prefixRows();
+    const prefix = PREFIX_OBJECTS > 0 ? await prefixRows() : [];
     const wakes = await wakeRows();
     process.stdout.write([`load average ${loadAverage()}`, '', ...wakes, '', ...prefix, ''].join('\n'));
   } finally {
