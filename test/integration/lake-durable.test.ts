@@ -151,6 +151,18 @@ describe('lake refresh by object', () => {
     expect(await ids()).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
+  it('fetches only an object whose content changed, and replaces its rows', async () => {
+    await put('events/c.csv', csv(40, 50));
+    const state = await refreshed('events', () => client.refresh(['events']));
+    expect(state.lastRefresh).toMatchObject({
+      kind: 'incremental',
+      fetchedObjects: 1,
+      fetchedBytes: csv(40, 50).length,
+      removedObjects: 0,
+    });
+    expect(await ids()).toEqual([1, 2, 3, 6, 40, 50]);
+  });
+
   it('removes the rows of an object a removed event names, fetching nothing', async () => {
     await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: 'events/b.csv' }));
     const state = await refreshed('events', () =>
@@ -159,7 +171,7 @@ describe('lake refresh by object', () => {
       }),
     );
     expect(state.lastRefresh).toMatchObject({ kind: 'incremental', fetchedObjects: 0, removedObjects: 1 });
-    expect(await ids()).toEqual([1, 2, 4, 5, 6]);
+    expect(await ids()).toEqual([1, 2, 6, 40, 50]);
   });
 
   it('applies a created event once: the same event delivered again changes nothing', async () => {
@@ -177,7 +189,7 @@ describe('lake refresh by object', () => {
     const again = await refreshed('events', () => client.refresh(['events'], { changes: [event] }));
     expect(again.lastRefresh).toMatchObject({ kind: 'check', fetchedObjects: 0, removedObjects: 0 });
     expect(again.rowCount).toBe(first.rowCount);
-    expect(await ids()).toEqual([1, 2, 4, 5, 6, 7, 8]);
+    expect(await ids()).toEqual([1, 2, 6, 7, 8, 40, 50]);
   });
 
   it('reloads in full when a new object brings a column the table does not have', async () => {
