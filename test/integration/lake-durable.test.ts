@@ -136,6 +136,9 @@ describe('lake refresh by object', () => {
   it('shows exactly the source columns through the dataset name', async () => {
     const answer = await client.sql({ query: 'SELECT * FROM events LIMIT 1' });
     expect(answer.columns.map((column) => column.name)).toEqual(['id', 'label']);
+    // What `agentry lake schema` shows.
+    const described = await client.sql({ query: 'DESCRIBE events' });
+    expect(described.rows.map((row) => row.column_name)).toEqual(['id', 'label']);
   });
 
   it('fetches only a new object when a check compares the source with the table', async () => {
