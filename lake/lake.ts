@@ -179,9 +179,13 @@ export class Lake {
   ): string[] {
     const known = new Set(this.desired?.config.datasets.map((dataset) => dataset.name));
     const accepted = [...new Set(names)].filter((name) => known.has(name));
+    const buckets = new Map<string, string>();
+    for (const { name, source } of this.datasetSources())
+      if (source.connector === 's3') buckets.set(name, source.bucket);
     for (const name of accepted) {
+      // A change of another bucket's key of the same name is not this dataset's.
       const mine: KeyChange[] = changes
-        .filter((change) => change.dataset === name)
+        .filter((change) => change.dataset === name && buckets.get(name) === change.bucket)
         .map((change) => ({
           key: change.key,
           event: change.event,

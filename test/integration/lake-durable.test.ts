@@ -195,6 +195,17 @@ describe('lake refresh by object', () => {
     expect(await ids()).toEqual([1, 2, 6, 7, 8, 40, 50]);
   });
 
+  it("ignores a removed event of another bucket's key of the same name (a check instead)", async () => {
+    const before = await ids();
+    const state = await refreshed('events', () =>
+      client.refresh(['events'], {
+        changes: [{ dataset: 'events', event: 'removed', bucket: 'another-bucket', key: 'events/a.csv' }],
+      }),
+    );
+    expect(state.lastRefresh).toMatchObject({ kind: 'check', trigger: 'request', removedObjects: 0 });
+    expect(await ids()).toEqual(before);
+  });
+
   it('reloads in full when a new object brings a column the table does not have', async () => {
     await put('events/f.csv', 'id,label,region\n9,row 9,eu\n');
     const state = await refreshed('events', () =>
