@@ -18,7 +18,7 @@ ${settingsHelp(LakeConfigSchema, [
   ['AGENTRY_LAKE_TOKEN', 'the token every request must carry (required, 32+ characters)'],
   ['AGENTRY_LAKE_PORT', 'port it listens on (0: any free port)'],
   ['AGENTRY_LAKE_HOST', 'address it listens on'],
-  ['AGENTRY_LAKE_DATA_DIR', "downloads and DuckDB's spill files"],
+  ['AGENTRY_LAKE_DATA_DIR', "the database file (kept), downloads and DuckDB's spill files"],
   ['AGENTRY_LAKE_MEMORY_LIMIT', "DuckDB's memory limit, e.g. 3GB (default 3/4 of the memory)"],
   ['AGENTRY_LAKE_THREADS', "DuckDB's threads (default one per CPU)"],
   ['AGENTRY_LAKE_QUERY_TIMEOUT', 'a query running longer is interrupted'],

@@ -35,7 +35,7 @@ export const LakeConfigSchema = z.object({
   /** `0`: any free port (the process runtime reads the chosen one from the listening line). */
   AGENTRY_LAKE_PORT: z.coerce.number().int().min(0).max(65535).default(8710),
   AGENTRY_LAKE_HOST: z.string().min(1).default('0.0.0.0'),
-  /** Downloads (staging) and DuckDB's spill files live here; the data itself is in memory. */
+  /** The database file (lake.duckdb, kept across restarts), downloads (staging) and DuckDB's spill files. */
   AGENTRY_LAKE_DATA_DIR: z.string().min(1).default('/var/lib/agentry-lake'),
   /** DuckDB memory_limit; default three quarters of the cgroup limit or of total memory. */
   AGENTRY_LAKE_MEMORY_LIMIT: z

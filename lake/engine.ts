@@ -5,15 +5,18 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { LakeError, messageOf } from './errors.js';
 
 /**
- * The lake's DuckDB: one in-memory database, locked down before anything else runs
- * (docs/architecture.md#the-context-lake). SQL can read no file except under the staging directory,
- * where the lake itself puts downloads while it loads them (the datasets' own data, deleted after
- * each load); it cannot write files, attach databases, install or load extensions, or change any
- * setting.
+ * The lake's DuckDB: one database file on the lake's own disk (`<data dir>/lake.duckdb`, kept
+ * across restarts: docs/adr/0010-durable-incremental-lake.md), locked down before anything else
+ * runs (docs/architecture.md#the-context-lake). SQL can read no file except under the staging
+ * directory, where the lake itself puts downloads while it loads them (the datasets' own data,
+ * deleted after each load); it cannot write files, attach databases, install or load extensions,
+ * or change any setting. One exception is DuckDB's own: with a database file, it lets SQL read
+ * that file and its WAL (what the tables hold anyway) and create the WAL when none exists; the
+ * server runs only reading statements (lake/sql.ts), so no COPY reaches it.
  */
 
 export interface EngineOptions {
-  /** AGENTRY_LAKE_DATA_DIR: staging/ (downloads) and spill/ (DuckDB's temporary files) live here. */
+  /** AGENTRY_LAKE_DATA_DIR: lake.duckdb, staging/ (downloads) and spill/ (DuckDB's temporary files) live here. */
   dataDir: string;
   /** DuckDB syntax: `3GB`, `1536MiB`. */
   memoryLimit: string;
@@ -27,8 +30,11 @@ export const identifier = (name: string): string => `"${name.replaceAll('"', '""
 /** Single quotes for a string literal. */
 export const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
-/** Names with a `-` cannot be dataset names (SQL identifiers), so staging tables never clash. */
-const stagingTable = (name: string): string => identifier(`agentry-staging-${name}`);
+/** The database file below AGENTRY_LAKE_DATA_DIR. */
+export const DATABASE_FILE = 'lake.duckdb';
+
+/** A view the lake made for a dataset carries this comment; views without it are the config's own. */
+export const DATASET_VIEW_COMMENT = 'agentry:dataset';
 
 const noop = (): void => undefined;
 
@@ -51,7 +57,7 @@ export class LakeEngine {
     await rm(spillDir, { recursive: true, force: true });
     await mkdir(stagingDir, { recursive: true, mode: 0o700 });
     await mkdir(spillDir, { recursive: true, mode: 0o700 });
-    const instance = await DuckDBInstance.create(':memory:');
+    const instance = await DuckDBInstance.create(join(options.dataDir, DATABASE_FILE));
     let admin: DuckDBConnection | undefined;
     try {
       admin = await instance.connect();
@@ -91,36 +97,52 @@ export class LakeEngine {
     if (this.closing) throw new LakeError('not_loaded', 'The lake is stopping');
   }
 
+  /** Runs statements of the lake's own (loads, catalog) one after the other; an aborted signal interrupts them. */
+  async run(statements: string | readonly string[], signal?: AbortSignal): Promise<void> {
+    await this.interruptible(signal, async () => {
+      for (const statement of typeof statements === 'string' ? [statements] : statements) {
+        signal?.throwIfAborted();
+        await this.admin.run(statement);
+      }
+    });
+  }
+
+  /** The rows of one of the lake's own queries as objects of JSON values (BIGINTs as strings), to parse. */
+  async rows(sql: string): Promise<unknown[]> {
+    const reader = await this.admin.runAndReadAll(sql);
+    return reader.getRowObjectsJson();
+  }
+
   /**
-   * Loads `select` into a staging table, then swaps it in for `name` in one transaction: queries
-   * see the old rows until the commit and the new ones after. Returns the new row count. An
-   * aborted signal interrupts the load.
+   * Runs statements as one transaction: queries see every change at the commit or none (a crash
+   * before it leaves the file as it was).
    */
-  async replaceTable(name: string, select: string, signal: AbortSignal): Promise<number> {
-    const staging = stagingTable(name);
+  async transaction(statements: readonly string[], signal?: AbortSignal): Promise<void> {
+    await this.interruptible(signal, async () => {
+      await this.admin.run('BEGIN TRANSACTION');
+      try {
+        for (const statement of statements) await this.admin.run(statement);
+        signal?.throwIfAborted();
+        await this.admin.run('COMMIT');
+      } catch (err) {
+        await this.admin.run('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    });
+  }
+
+  private async interruptible<T>(signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+    if (signal === undefined) return work();
+    signal.throwIfAborted();
     const interrupt = (): void => {
       this.admin.interrupt();
     };
     signal.addEventListener('abort', interrupt, { once: true });
     try {
-      await this.admin.run(`DROP TABLE IF EXISTS ${staging}`);
-      await this.admin.run(`CREATE TABLE ${staging} AS ${select}`);
-      signal.throwIfAborted();
-      const counted = await this.admin.runAndReadAll(`SELECT count(*) FROM ${staging}`);
-      const rowCount = Number(counted.getRows()[0]?.[0] ?? 0);
-      await this.inTransaction([
-        `DROP TABLE IF EXISTS ${identifier(name)}`,
-        `ALTER TABLE ${staging} RENAME TO ${identifier(name)}`,
-      ]);
-      return rowCount;
+      return await work();
     } finally {
       signal.removeEventListener('abort', interrupt);
-      await this.admin.run(`DROP TABLE IF EXISTS ${staging}`).catch(() => undefined);
     }
-  }
-
-  async dropTable(name: string): Promise<void> {
-    await this.admin.run(`DROP TABLE IF EXISTS ${identifier(name)}`);
   }
 
   /** Creates or replaces a view; DuckDB binds it now, so a missing table or a typo fails here. */
@@ -132,23 +154,13 @@ export class LakeEngine {
     await this.admin.run(`DROP VIEW IF EXISTS ${identifier(name)}`);
   }
 
-  /** Names of the views that exist now. */
+  /** Names of the config's views that exist now (not the views the lake made for datasets). */
   async viewNames(): Promise<string[]> {
     const reader = await this.admin.runAndReadAll(
-      "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'",
+      `SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'
+         AND comment IS DISTINCT FROM ${literal(DATASET_VIEW_COMMENT)}`,
     );
     return reader.getRows().map((row) => String(row[0]));
-  }
-
-  private async inTransaction(statements: string[]): Promise<void> {
-    await this.admin.run('BEGIN TRANSACTION');
-    try {
-      for (const statement of statements) await this.admin.run(statement);
-      await this.admin.run('COMMIT');
-    } catch (err) {
-      await this.admin.run('ROLLBACK').catch(() => undefined);
-      throw err;
-    }
   }
 
   /** Interrupts running queries, waits for them, then closes DuckDB. */

@@ -1,23 +1,35 @@
-import type { Dataset, Spicepod, View } from '../crds/context-lake/types.js';
-import { parseDatasetSource } from '../platform/lake-config/dataset-source.js';
+import type { Dataset, Spicepod } from '../crds/context-lake/types.js';
 import type { Connector, DatasetSource } from '../platform/lake-config/dataset-source.js';
-import type { LakeDatasetState, LakeStatus } from '../platform/lake-protocol.js';
+import type { LakeDatasetState, LakeStatus, ObjectChange, RefreshMode } from '../platform/lake-protocol.js';
 import type { Logger } from '../platform/log.js';
+import { definitionDigest, storedState } from './catalog.js';
+import { definitionOf, sourceOf } from './dataset-definition.js';
+import type { Catalog, StoredObject } from './catalog.js';
 import type { LakeEngine } from './engine.js';
 import { messageOf, withoutServerPaths } from './errors.js';
-import { loadDataset } from './load.js';
+import { refreshDataset } from './refresh.js';
+import type { KeyChange, RefreshWork } from './refresh.js';
+import { bareEtag } from './sources/index.js';
 import type { SourceContext } from './sources/index.js';
+import { dropDatasetStatements } from './tables.js';
+import { clip, dropUnwantedViews, recreateViews } from './views.js';
+import type { ViewState } from './views.js';
 
 /**
- * The lake's configuration and what it has loaded. Config pushes and refreshes only record what
- * is wanted and answer at once; one background loop converges on it, a dataset at a time:
- * removed datasets are dropped, new and changed ones loaded (and failed ones retried), then the
- * views recreated. A newer push re-plans between loads and abandons a load it makes obsolete,
- * so the loop always ends at the newest config. Queries keep reading the old tables throughout.
+ * The lake's configuration and what it holds. Config pushes and refreshes only record what is
+ * wanted and answer at once; one background loop converges on it, a dataset at a time: removed
+ * datasets are dropped, new and changed ones loaded (and failed ones retried), refreshes and
+ * object changes applied, then the views recreated. A newer push re-plans between refreshes and
+ * abandons one it makes obsolete, so the loop always ends at the newest config. Queries keep
+ * reading the committed tables throughout. The tables live in the database file: after a restart
+ * the datasets whose definition the first config still has are served at once and checked against
+ * their sources in the background (`wake`).
  */
 
 export interface LakeOptions {
   engine: LakeEngine;
+  /** What the database file holds (opened before the lake). */
+  catalog: Catalog;
   connectors: ReadonlySet<Connector>;
   /** File roots and the outbound policy every load obeys. */
   sources: SourceContext;
@@ -31,34 +43,25 @@ interface Desired {
   revision: string | undefined;
 }
 
-type ViewState = LakeStatus['views'][string];
-
-/** What makes a dataset's data: its source and params (not `notifications`, which only routes events). */
-export function definitionOf(dataset: Dataset): string {
-  const params = Object.entries(dataset.params ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([dataset.from, params]);
+/** Work queued for a dataset, and the waitFor callers to wake when it is done. */
+interface Pending extends RefreshWork {
+  waiters: (() => void)[];
 }
 
-/**
- * A message for a dataset's or a view's status: no server path, and well within the ContextLake
- * status limit (4 KiB a message).
- */
-function clip(text: string): string {
-  const message = withoutServerPaths(text);
-  return message.length > 2000 ? `${message.slice(0, 1997)}...` : message;
-}
+type Phase = LakeDatasetState['status'];
+
+const rank = (work: Pick<RefreshWork, 'full' | 'check'>): number => (work.full ? 2 : work.check ? 1 : 0);
 
 export class Lake {
   private desired: Desired | undefined;
   private appliedGeneration: number | undefined;
   private configChanged = false;
   private viewsStale = false;
-  /** Datasets to load for the current plan, in config order. */
-  private planned: string[] = [];
-  private readonly refreshes = new Set<string>();
-  /** Definition of the data each table now holds. */
-  private readonly loaded = new Map<string, string>();
-  private readonly datasets = new Map<string, LakeDatasetState>();
+  /** The first config after a start checks the datasets the file already holds. */
+  private woken = false;
+  private readonly pending = new Map<string, Pending>();
+  private readonly phases = new Map<string, { phase: Phase; error?: string }>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
   private views: Record<string, ViewState> = {};
   private current: { name: string; definition: string; abort: AbortController } | undefined;
   private work: Promise<void> | undefined;
@@ -70,9 +73,9 @@ export class Lake {
     this.now = options.now ?? (() => new Date());
   }
 
-  /** True once a config was pushed: before that, SQL answers 503 not_loaded. */
+  /** True once a config was pushed or the file holds datasets: before that, SQL answers 503 not_loaded. */
   get configured(): boolean {
-    return this.desired !== undefined;
+    return this.desired !== undefined || this.options.catalog.names().length > 0;
   }
 
   noteQuery(): void {
@@ -80,14 +83,57 @@ export class Lake {
   }
 
   status(): LakeStatus {
+    const names =
+      this.desired?.config.datasets.map((dataset) => dataset.name) ?? this.options.catalog.names();
     return {
       generation: this.appliedGeneration ?? this.desired?.generation ?? null,
       revision: this.desired?.revision ?? null,
       loading: this.work !== undefined,
-      datasets: Object.fromEntries(this.datasets),
+      datasets: Object.fromEntries(names.map((name) => [name, this.stateOf(name)])),
       views: { ...this.views },
       ...(this.lastQueryAt === undefined ? {} : { lastQueryAt: this.lastQueryAt }),
     };
+  }
+
+  private stateOf(name: string): LakeDatasetState {
+    const stored = this.options.catalog.get(name);
+    const { phase, error } = this.phases.get(name) ?? { phase: stored === undefined ? 'pending' : 'ready' };
+    return {
+      status: phase,
+      ...(error === undefined ? {} : { error }),
+      ...(stored === undefined ? {} : storedState(stored)),
+    };
+  }
+
+  /** The config's datasets that can load, with their sources. */
+  datasetSources(): { name: string; source: DatasetSource }[] {
+    const config = this.desired?.config;
+    const sources: { name: string; source: DatasetSource }[] = [];
+    for (const dataset of config?.datasets ?? []) {
+      const parsed = sourceOf(config, dataset, this.options.connectors);
+      if ('source' in parsed) sources.push({ name: dataset.name, source: parsed.source });
+    }
+    return sources;
+  }
+
+  /** The object `key` of a dataset as the table holds it now. */
+  storedObject(name: string, key: string): StoredObject | undefined {
+    return this.options.catalog.get(name)?.objects.get(key);
+  }
+
+  /** The error of the dataset's last refresh, if it failed. */
+  failureOf(name: string): string | undefined {
+    return this.phases.get(name)?.error;
+  }
+
+  /** `dataAsOf` of each named dataset the file holds. */
+  dataAsOf(names: Iterable<string>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const name of names) {
+      const stored = this.options.catalog.get(name);
+      if (stored !== undefined) out[name] = stored.dataAsOf;
+    }
+    return out;
   }
 
   /** Takes a new config; loading happens in the background. */
@@ -95,52 +141,115 @@ export class Lake {
     this.desired = { generation, config, revision };
     this.configChanged = true;
     const wanted = new Map(config.datasets.map((dataset) => [dataset.name, dataset]));
-    for (const name of [...this.datasets.keys()]) if (!wanted.has(name)) this.datasets.delete(name);
-    for (const dataset of config.datasets) this.markChanged(dataset);
+    for (const name of [...this.phases.keys()]) if (!wanted.has(name)) this.phases.delete(name);
+    const waking = !this.woken;
+    this.woken = true;
+    for (const dataset of config.datasets) this.markChanged(dataset, waking);
     const { current } = this;
     if (current !== undefined) {
       const next = wanted.get(current.name);
-      if (next === undefined || definitionOf(next) !== current.definition) current.abort.abort();
+      if (next === undefined || definitionDigest(definitionOf(next)) !== current.definition)
+        current.abort.abort();
     }
     this.kick();
     return this.status();
   }
 
-  /** A dataset the new config needs loaded waits; one served as it is now stays `ready`. */
-  private markChanged(dataset: Dataset): void {
-    const definition = definitionOf(dataset);
-    const unchanged = this.loaded.get(dataset.name) === definition;
-    if (unchanged && this.datasets.get(dataset.name)?.status === 'ready') return;
+  /**
+   * A dataset the file does not hold as the config defines it is loaded; one it holds stays
+   * `ready` (and is checked in the background after a start).
+   */
+  private markChanged(dataset: Dataset, waking: boolean): void {
+    const definition = definitionDigest(definitionOf(dataset));
     const { current } = this;
     if (current?.name === dataset.name && current.definition === definition) return; // loading it now
-    this.datasets.set(dataset.name, this.waiting(dataset.name));
+    if (this.options.catalog.get(dataset.name)?.definition !== definition || this.failureOf(dataset.name))
+      this.queue(dataset.name, { full: true, check: false, changes: [], trigger: 'load' });
+    else if (waking) this.queue(dataset.name, { full: false, check: true, changes: [], trigger: 'wake' });
   }
 
-  /** Queues reloads of the named datasets; answers the names it knows. */
-  refresh(names: readonly string[]): string[] {
+  /**
+   * Queues refreshes of the named datasets: `full` reloads, `auto` applies the given object
+   * changes or, without any, compares the source with the table. Answers the names it knows.
+   */
+  refresh(
+    names: readonly string[],
+    mode: RefreshMode = 'auto',
+    changes: readonly ObjectChange[] = [],
+  ): string[] {
     const known = new Set(this.desired?.config.datasets.map((dataset) => dataset.name));
     const accepted = [...new Set(names)].filter((name) => known.has(name));
+    const buckets = new Map<string, string>();
+    for (const { name, source } of this.datasetSources())
+      if (source.connector === 's3') buckets.set(name, source.bucket);
     for (const name of accepted) {
-      this.refreshes.add(name);
-      const state = this.datasets.get(name);
-      if (state?.status !== 'loading') this.datasets.set(name, this.waiting(name));
+      // A change of another bucket's key of the same name is not this dataset's.
+      const mine: KeyChange[] = changes
+        .filter((change) => change.dataset === name && buckets.get(name) === change.bucket)
+        .map((change) => ({
+          key: change.key,
+          event: change.event,
+          etag: bareEtag(change.etag),
+          sequencer: change.sequencer,
+        }));
+      if (mode === 'full') this.queue(name, { full: true, check: false, changes: [], trigger: 'request' });
+      else if (mine.length > 0)
+        this.queue(name, { full: false, check: false, changes: mine, trigger: 'event' });
+      else this.queue(name, { full: false, check: true, changes: [], trigger: 'request' });
     }
     if (accepted.length > 0) this.kick();
     return accepted;
   }
 
+  /** Looks at one object of a dataset at its source and applies it; resolves when that was tried. */
+  ensureObject(name: string, key: string): Promise<void> {
+    return new Promise((resolve) => {
+      this.queue(
+        name,
+        { full: false, check: false, changes: [{ key, event: 'created' }], trigger: 'request' },
+        resolve,
+      );
+      this.kick();
+    });
+  }
+
   /** Stops loading (the load in progress is abandoned) and waits for the loop to end. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const timer of this.timers.values()) clearInterval(timer);
+    this.timers.clear();
     this.current?.abort.abort();
     await this.work;
+    for (const entry of this.pending.values()) for (const wake of entry.waiters) wake();
+    this.pending.clear();
   }
 
-  /** `refreshing` while old data is served, `pending` when there is none yet. */
-  private waiting(name: string): LakeDatasetState {
-    const state = this.datasets.get(name);
-    if (!this.loaded.has(name)) return { status: 'pending' };
-    return { ...state, status: 'refreshing', error: undefined };
+  private queue(name: string, work: RefreshWork, waiter?: () => void): void {
+    const entry = this.pending.get(name) ?? {
+      full: false,
+      check: false,
+      changes: [],
+      trigger: work.trigger,
+      waiters: [],
+    };
+    if (rank(work) >= rank(entry)) entry.trigger = work.trigger;
+    entry.full ||= work.full;
+    entry.check ||= work.check;
+    entry.changes.push(...work.changes);
+    if (waiter !== undefined) entry.waiters.push(waiter);
+    this.pending.set(name, entry);
+    this.showQueued(name, work);
+  }
+
+  /** Loads and asked-for refreshes show; background checks and events leave a dataset `ready`. */
+  private showQueued(name: string, work: RefreshWork): void {
+    const stored = this.options.catalog.get(name) !== undefined;
+    if (!stored) {
+      if (this.current?.name !== name) this.phases.set(name, { phase: 'pending' });
+      return;
+    }
+    const shown = work.full || (work.trigger === 'request' && work.changes.length === 0);
+    if (shown) this.phases.set(name, { phase: 'refreshing' });
   }
 
   private kick(): void {
@@ -159,92 +268,93 @@ export class Lake {
 
   private async converge(): Promise<void> {
     while (!this.closed) {
+      const next = this.nextPending();
       if (this.configChanged) await this.plan();
-      else if (this.planned.length > 0) await this.load(this.planned.shift() ?? '');
-      else if (this.refreshes.size > 0) await this.load(this.takeRefresh());
-      else if (this.viewsStale) await this.recreateViews();
+      else if (next !== undefined) await this.process(next);
+      else if (this.viewsStale) await this.applyViews();
       else return;
     }
   }
 
-  private takeRefresh(): string {
-    const [name = ''] = this.refreshes;
-    this.refreshes.delete(name);
-    return name;
+  /** Loads first (in config order), then the other refreshes in the order they came. */
+  private nextPending(): string | undefined {
+    for (const [name, entry] of this.pending) if (entry.full) return name;
+    const [first] = this.pending.keys();
+    return first;
   }
 
   /**
    * Drops what the newest config removed (views first, so a dataset may take a removed view's
-   * name) and lists what it needs loaded.
+   * name) and sets the timers of interval checks.
    */
   private async plan(): Promise<void> {
     this.configChanged = false;
     this.viewsStale = true;
-    await this.dropUnwantedViews();
+    const { engine, catalog, logger } = this.options;
+    await dropUnwantedViews(engine, this.desired?.config);
     const datasets = this.desired?.config.datasets ?? [];
     const wanted = new Set(datasets.map((dataset) => dataset.name));
-    for (const name of [...this.loaded.keys()]) {
+    for (const [name, entry] of [...this.pending]) {
       if (wanted.has(name)) continue;
-      await this.options.engine.dropTable(name);
-      this.loaded.delete(name);
-      this.options.logger.info({ dataset: name }, 'dataset removed');
+      this.pending.delete(name);
+      for (const wake of entry.waiters) wake();
     }
-    this.planned = datasets
-      .filter((dataset) => this.datasets.get(dataset.name)?.status !== 'ready')
-      .map((dataset) => dataset.name);
-  }
-
-  private sourceOf(dataset: Dataset, taken: Set<string>): { source: DatasetSource } | { error: string } {
-    const folded = dataset.name.toLowerCase();
-    if (taken.has(folded))
-      return { error: `the name ${dataset.name} is already used by another dataset (SQL names ignore case)` };
-    const parsed = parseDatasetSource(dataset, { connectors: this.options.connectors });
-    if (!parsed.ok)
-      return { error: parsed.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ') };
-    return { source: parsed.source };
-  }
-
-  /** Datasets before this one in the config, by SQL name: a later one with the same name cannot load. */
-  private namesBefore(name: string): Set<string> {
-    const names = new Set<string>();
-    for (const dataset of this.desired?.config.datasets ?? []) {
-      if (dataset.name === name) break;
-      names.add(dataset.name.toLowerCase());
+    for (const name of catalog.names()) {
+      if (wanted.has(name)) continue;
+      await engine.transaction([...dropDatasetStatements(name), ...catalog.dropStatements(name)]);
+      catalog.forget(name);
+      logger.info({ dataset: name }, 'dataset removed');
     }
-    return names;
+    this.scheduleChecks();
   }
 
-  private async load(name: string): Promise<void> {
+  /** One timer per dataset with refresh_check_interval: an `auto` check each time it fires. */
+  private scheduleChecks(): void {
+    for (const timer of this.timers.values()) clearInterval(timer);
+    this.timers.clear();
+    for (const { name, source } of this.datasetSources()) {
+      if (source.checkIntervalMs === undefined) continue;
+      const timer = setInterval(() => {
+        if (this.pending.get(name)?.check === true) return;
+        this.queue(name, { full: false, check: true, changes: [], trigger: 'interval' });
+        this.kick();
+      }, source.checkIntervalMs);
+      timer.unref();
+      this.timers.set(name, timer);
+    }
+  }
+
+  private async process(name: string): Promise<void> {
+    const entry = this.pending.get(name);
+    this.pending.delete(name);
+    if (entry === undefined) return;
+    try {
+      await this.refreshOne(name, entry);
+    } finally {
+      for (const wake of entry.waiters) wake();
+    }
+  }
+
+  private async refreshOne(name: string, work: RefreshWork): Promise<void> {
     const dataset = this.desired?.config.datasets.find((candidate) => candidate.name === name);
     if (dataset === undefined) return; // removed since it was queued
-    this.refreshes.delete(name); // this load serves a refresh asked for before it started
-    const parsed = this.sourceOf(dataset, this.namesBefore(name));
+    const parsed = sourceOf(this.desired?.config, dataset, this.options.connectors);
     if ('error' in parsed) {
       this.fail(name, parsed.error);
       return;
     }
-    const definition = definitionOf(dataset);
-    const previous = this.datasets.get(name);
-    this.datasets.set(
-      name,
-      this.loaded.has(name) ? { ...previous, status: 'refreshing', error: undefined } : { status: 'loading' },
-    );
+    const definition = definitionDigest(definitionOf(dataset));
+    const stored = this.options.catalog.get(name);
+    if (stored === undefined) this.phases.set(name, { phase: 'loading' });
+    else if (stored.definition !== definition) this.phases.set(name, { phase: 'refreshing' });
     const abort = new AbortController();
     this.current = { name, definition, abort };
-    const started = performance.now();
     try {
-      const rowCount = await loadDataset(
-        this.options.engine,
-        name,
-        parsed.source,
-        this.options.sources,
-        abort.signal,
-      );
-      this.loaded.set(name, definition);
-      this.datasets.set(name, { status: 'ready', rowCount, loadedAt: this.now().toISOString() });
-      this.viewsStale = true;
-      const ms = Math.round(performance.now() - started);
-      this.options.logger.info({ dataset: name, rowCount, ms }, 'dataset loaded');
+      const context = { ...this.options, now: this.now };
+      const next = await refreshDataset(context, name, definition, parsed.source, work, abort.signal);
+      this.phases.set(name, { phase: 'ready' });
+      if (next.lastRefresh?.kind === 'full') this.viewsStale = true;
+      this.options.logger.info({ dataset: name, ...next.lastRefresh }, 'dataset refreshed');
     } catch (err) {
       // Abandoned for a newer config (which re-planned it) or a shutdown: not a failure.
       if (abort.signal.aborted) return;
@@ -254,60 +364,18 @@ export class Lake {
     }
   }
 
-  /** Records a failed load; the data loaded before, if any, is still served. */
+  /** Records a failed refresh; the data loaded before, if any, is still served. */
   private fail(name: string, message: string): void {
     const error = clip(`dataset ${name}: ${message}`);
-    const previous = this.datasets.get(name);
-    this.datasets.set(name, {
-      status: 'error',
-      error,
-      ...(previous?.rowCount === undefined ? {} : { rowCount: previous.rowCount }),
-      ...(previous?.loadedAt === undefined ? {} : { loadedAt: previous.loadedAt }),
-    });
+    this.phases.set(name, { phase: 'error', error });
     this.options.logger.warn({ dataset: name, error }, 'dataset failed to load');
   }
 
-  private async dropUnwantedViews(): Promise<void> {
-    const { engine } = this.options;
-    const keep = new Set(this.desired?.config.views.map((view) => view.name.toLowerCase()));
-    for (const name of await engine.viewNames())
-      if (!keep.has(name.toLowerCase())) await engine.dropView(name);
-  }
-
-  /** Views after datasets; a view may use another, so retry failures while any view succeeds. */
-  private async recreateViews(): Promise<void> {
+  private async applyViews(): Promise<void> {
     this.viewsStale = false;
     const desired = this.desired;
     if (desired === undefined) return;
-    const { engine } = this.options;
-    const wanted = desired.config.views;
-    await this.dropUnwantedViews();
-    const datasetNames = new Set(desired.config.datasets.map((dataset) => dataset.name.toLowerCase()));
-    const results: Record<string, ViewState> = {};
-    let pending: View[] = [];
-    for (const view of wanted) {
-      if (datasetNames.has(view.name.toLowerCase()))
-        results[view.name] = { ok: false, error: `the name ${view.name} is already used by a dataset` };
-      else pending.push(view);
-    }
-    let progress = true;
-    while (pending.length > 0 && progress) {
-      const failed: View[] = [];
-      for (const view of pending) {
-        try {
-          await engine.createView(view.name, view.sql);
-          results[view.name] = { ok: true };
-        } catch (err) {
-          results[view.name] = { ok: false, error: clip(messageOf(err)) };
-          failed.push(view);
-        }
-      }
-      progress = failed.length < pending.length;
-      pending = failed;
-    }
-    // A view that no longer binds must not keep answering from its previous definition.
-    for (const view of pending) await engine.dropView(view.name).catch(() => undefined);
-    this.views = results;
+    this.views = await recreateViews(this.options.engine, desired.config);
     if (!this.configChanged) this.appliedGeneration = desired.generation;
   }
 }

@@ -3,15 +3,18 @@ import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { DatasetSource, FileFormat } from '../platform/lake-config/dataset-source.js';
 import type { LakeEngine } from './engine.js';
-import { literal } from './engine.js';
+import { identifier, literal } from './engine.js';
 import { messageOf } from './errors.js';
-import { SourceError, readerFor } from './sources/index.js';
-import type { SourceContext, SourceObject } from './sources/index.js';
+import { SourceError } from './sources/index.js';
+import type { ObjectVersion, SourceObject } from './sources/index.js';
+import { FILE_COLUMN, OBJECT_COLUMN, stagingTable } from './tables.js';
 
 /**
- * One dataset load: download every object into a directory of its own under staging/, read the
- * files into a staging table, swap it in, delete the files. What fails becomes a LoadError whose
- * message names the object (never a credential, never the local path).
+ * Moving objects into DuckDB: download the given objects into a directory of their own under
+ * staging/, read the files into the dataset's staging table with each row's object id, delete the
+ * files. Swapping the staging table in (a full load) or merging it (an incremental refresh) is
+ * the caller's transaction (lake/refresh.ts). What fails becomes a LoadError whose message names
+ * the object (never a credential, never the local path).
  */
 
 /** A dataset could not be loaded; the message is for its status. */
@@ -27,14 +30,33 @@ interface StagedFile {
   display: string;
 }
 
+/** An object downloaded and read: its version as the download saw it, and its rows' id. */
+export interface StagedObject extends ObjectVersion {
+  key: string;
+  id: number;
+  rows: number;
+}
+
+/** The objects of one batch, now rows of the dataset's staging table. */
+export interface StagedBatch {
+  objects: StagedObject[];
+  /** Bytes downloaded. */
+  bytes: number;
+}
+
 const hasHive = (source: DatasetSource): boolean => source.connector !== 'https' && source.hivePartitioning;
 
 /**
- * The local name of an object: a number (a key's own characters could be glob patterns to
- * DuckDB) with the format's extension and any compression suffix, which read_csv and read_json
+ * The local name of an object: its id (a key's own characters could be glob patterns to
+ * DuckDB; the id also tells each row's object, from the file name) with the format's extension and any compression suffix, which read_csv and read_json
  * detect; with hive partitioning, below the key's `key=value` folders.
  */
-export function localPath(dir: string, object: SourceObject, index: number, source: DatasetSource): string {
+export function localPath(
+  dir: string,
+  object: Pick<SourceObject, 'relative'>,
+  index: number,
+  source: DatasetSource,
+): string {
   const compression = /\.(gz|zst)$/i.exec(object.relative)?.[0].toLowerCase() ?? '';
   const file = `${index}.${source.format}${compression}`;
   if (!hasHive(source)) return join(dir, file);
@@ -59,6 +81,15 @@ export function readSql(files: readonly string[], source: DatasetSource): string
   return `SELECT * FROM ${READERS[source.format](list, options)}`;
 }
 
+/** readSql with each row's object id, the number its file is named by (localPath). */
+export function objectRowsSql(files: readonly string[], source: DatasetSource): string {
+  const list = `[${files.map(literal).join(', ')}]`;
+  const options = `, hive_partitioning = ${hasHive(source)}, filename = ${literal(FILE_COLUMN)}`;
+  const file = identifier(FILE_COLUMN);
+  const id = `CAST(regexp_extract(${file}, '/(\\d+)\\.[^/]*$', 1) AS BIGINT) AS ${identifier(OBJECT_COLUMN)}`;
+  return `SELECT * EXCLUDE (${file}), ${id} FROM ${READERS[source.format](list, options)}`;
+}
+
 /** Runs `work` over `items` with at most `limit` at a time; the first failure wins. */
 async function eachLimited<T>(
   items: readonly T[],
@@ -76,29 +107,30 @@ async function eachLimited<T>(
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-async function stage(
+/** Downloads each object to its file (named by its id); answers the versions the downloads saw. */
+async function download(
   dir: string,
+  objects: readonly SourceObject[],
+  firstId: number,
   source: DatasetSource,
-  context: SourceContext,
   signal: AbortSignal,
-): Promise<StagedFile[]> {
-  const reader = readerFor(source, context);
-  try {
-    const objects = await reader.list(signal);
-    const staged: StagedFile[] = [];
-    await eachLimited(objects, DOWNLOAD_CONCURRENCY, async (object, index) => {
-      const local = localPath(dir, object, index, source);
-      await mkdir(dirname(local), { recursive: true, mode: 0o700 });
-      signal.throwIfAborted();
-      await object.download(local, signal);
-      staged[index] = { local, display: object.display };
-    });
-    return staged;
-  } finally {
-    reader.close();
-  }
+): Promise<(StagedFile & { object: SourceObject; id: number; version: ObjectVersion })[]> {
+  const staged: (StagedFile & { object: SourceObject; id: number; version: ObjectVersion })[] = [];
+  await eachLimited(objects, DOWNLOAD_CONCURRENCY, async (object, index) => {
+    const id = firstId + index;
+    const local = localPath(dir, object, id, source);
+    await mkdir(dirname(local), { recursive: true, mode: 0o700 });
+    signal.throwIfAborted();
+    const got = await object.download(local, signal);
+    const version = {
+      etag: got.etag ?? object.etag,
+      lastModified: got.lastModified ?? object.lastModified,
+      size: got.size ?? object.size,
+    };
+    staged[index] = { local, display: object.display, object, id, version };
+  });
+  return staged;
 }
-
 /**
  * DuckDB's messages name the local files: name the objects instead. The `LINE 1: ...` excerpt
  * quotes the lake's own SQL (cut mid-path), which tells the user nothing: drop it.
@@ -110,46 +142,65 @@ function inObjectTerms(message: string, files: readonly StagedFile[], dir: strin
 }
 
 /**
- * Loads a dataset's source into the table `name` and answers its new row count. Throws a
- * LoadError, or the signal's reason when the load was abandoned.
+ * Downloads `objects` (ids from `firstId` on) and reads them into the dataset's staging table,
+ * replacing any there. Throws a LoadError, or the signal's reason when the work was abandoned.
  */
-export async function loadDataset(
+export async function stageObjects(
   engine: LakeEngine,
   name: string,
   source: DatasetSource,
-  context: SourceContext,
+  objects: readonly SourceObject[],
+  firstId: number,
   signal: AbortSignal,
-): Promise<number> {
+): Promise<StagedBatch> {
   const dir = join(engine.stagingDir, `${name}-${randomUUID()}`);
   await mkdir(dir, { mode: 0o700 });
   try {
-    let files: StagedFile[];
+    let files;
     try {
-      files = await stage(dir, source, context, signal);
+      files = await download(dir, objects, firstId, source, signal);
     } catch (err) {
       if (signal.aborted) throw err;
       throw new LoadError(err instanceof SourceError ? err.message : `download failed: ${messageOf(err)}`, {
         cause: err,
       });
     }
+    const table = stagingTable(name);
+    let counted: unknown[];
     try {
-      return await engine.replaceTable(
-        name,
-        readSql(
-          files.map((file) => file.local),
-          source,
-        ),
+      await engine.run(
+        [
+          `DROP TABLE IF EXISTS ${table}`,
+          `CREATE TABLE ${table} AS ${objectRowsSql(
+            files.map((file) => file.local),
+            source,
+          )}`,
+        ],
         signal,
+      );
+      counted = await engine.rows(
+        `SELECT ${identifier(OBJECT_COLUMN)} AS id, count(*) AS n FROM ${table} GROUP BY 1`,
       );
     } catch (err) {
       if (signal.aborted) throw err;
       throw new LoadError(
         `cannot read the data as ${source.format}: ${inObjectTerms(messageOf(err), files, dir)}`,
-        {
-          cause: err,
-        },
+        { cause: err },
       );
     }
+    const rowsById = new Map<number, number>();
+    for (const row of counted)
+      if (typeof row === 'object' && row !== null && 'id' in row && 'n' in row)
+        rowsById.set(Number(row.id), Number(row.n));
+    return {
+      objects: files.map((file) => ({
+        key: file.object.key,
+        id: file.id,
+        rows: rowsById.get(file.id) ?? 0,
+        ...file.version,
+      })),
+      bytes: files.reduce((total, file) => total + (file.version.size ?? 0), 0),
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

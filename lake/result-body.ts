@@ -23,6 +23,7 @@ export function writeResult(res: Response, result: EncodedResult): void {
     rowCount: result.rowCount,
     truncated: result.truncated,
     elapsedMs: result.elapsedMs,
+    ...(result.dataAsOf === undefined ? {} : { dataAsOf: result.dataAsOf }),
   };
   // `{"columns":...}` without its opening brace follows the rows.
   res.end(`${batch}],${JSON.stringify(rest).slice(1)}`);

@@ -15,6 +15,7 @@ import type { Logger } from '../platform/log.js';
 import { hostInUrl, listenOn } from '../platform/listen.js';
 import { requireWorkloadToken } from '../platform/workload-auth.js';
 import type { LakeServerConfig } from './config.js';
+import { Catalog } from './catalog.js';
 import { LakeEngine } from './engine.js';
 import { LakeError, errorBody } from './errors.js';
 import { Lake } from './lake.js';
@@ -22,6 +23,8 @@ import { workloadRequestLog } from '../platform/workload-request-log.js';
 import { QueryAdmission, admissionLimits } from './query-admission.js';
 import { writeResult } from './result-body.js';
 import { runQuery } from './sql.js';
+import { prepareDataSchema } from './tables.js';
+import { waitForObjects } from './wait-for.js';
 
 /** The lake server's HTTP API (platform/lake-protocol.ts); every route sits behind the workload token. */
 
@@ -94,12 +97,13 @@ export function createLakeApp(options: LakeAppOptions): Express {
   });
   app.post('/v1/refresh', (req, res) => {
     const request = parseBody(RefreshRequestSchema, req.body);
-    res.status(202).json({ accepted: lake.refresh(request.datasets) });
+    res.status(202).json({ accepted: lake.refresh(request.datasets, request.mode, request.changes) });
   });
   app.post('/v1/sql', async (req, res) => {
     const request = parseBody(SqlRequestSchema, req.body);
     if (!lake.configured) throw new LakeError('not_loaded', 'The lake has no configuration yet');
     lake.noteQuery();
+    if (request.waitFor !== undefined) await waitForObjects(lake, request.waitFor, request.waitTimeoutMs);
     const timeoutMs = request.timeoutMs ?? options.queryTimeoutMs;
     const release = await options.admission.admit(timeoutMs, callerGone(res));
     const query = runQuery(engine, request.query, {
@@ -107,6 +111,7 @@ export function createLakeApp(options: LakeAppOptions): Express {
       maxResultBytes: Math.min(request.maxResultBytes ?? options.maxResultBytes, options.maxResultBytes),
       timeoutMs,
       signal: callerGone(res),
+      freshness: (datasets) => lake.dataAsOf(datasets),
     });
     void query.then(release, release);
     // A DuckDB operation that does not heed the interrupt must not hold the caller (and the API
@@ -168,8 +173,8 @@ function closeServer(server: Server, graceMs: number): Promise<void> {
 }
 
 /**
- * Starts the lake server from its parsed configuration: DuckDB (locked down), the loader and the
- * HTTP API. Used by `agentry lake` and by tests in process.
+ * Starts the lake server from its parsed configuration: DuckDB (its file, locked down), what the
+ * file holds (the catalog), the loader and the HTTP API. Used by `agentry lake` and by tests in process.
  */
 export async function startLakeServer(
   config: LakeServerConfig,
@@ -182,8 +187,17 @@ export async function startLakeServer(
     threads: config.AGENTRY_LAKE_THREADS,
     spillLimit: config.AGENTRY_LAKE_SPILL_LIMIT,
   });
+  let catalog: Catalog;
+  try {
+    await prepareDataSchema(engine);
+    catalog = await Catalog.open(engine);
+  } catch (err) {
+    await engine.close();
+    throw err;
+  }
   const lake = new Lake({
     engine,
+    catalog,
     connectors: config.AGENTRY_LAKE_CONNECTORS,
     sources: {
       fileRoots: config.AGENTRY_LAKE_FILE_ROOTS,

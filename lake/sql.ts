@@ -3,6 +3,7 @@ import type { DuckDBConnection, DuckDBResult } from '@duckdb/node-api';
 import type { SqlResult } from '../platform/lake-protocol.js';
 import type { LakeEngine } from './engine.js';
 import { LakeError, messageOf, withoutServerPaths } from './errors.js';
+import { datasetsRead } from './datasets-read.js';
 import { RowEncoder } from './json-values.js';
 
 /**
@@ -20,6 +21,8 @@ export interface QueryOptions {
   timeoutMs: number;
   /** Aborted when the caller went away: the query is interrupted. */
   signal?: AbortSignal;
+  /** `dataAsOf` of the datasets the query reads (asked before it runs: the answer is at least that fresh). */
+  freshness?: (datasets: string[]) => Record<string, string>;
 }
 
 const READING: ReadonlySet<StatementType> = new Set([StatementType.SELECT, StatementType.EXPLAIN]);
@@ -112,6 +115,11 @@ async function runOn(
   try {
     // The prepared statement and its result go with the connection (withConnection closes it).
     const prepared = await prepareReading(connection, query);
+    const { freshness } = options;
+    const dataAsOf =
+      freshness !== undefined && prepared.statementType === StatementType.SELECT
+        ? freshness(await datasetsRead(connection, query))
+        : undefined;
     const result = await prepared.stream();
     const { rowTexts, truncated } = await readRows(result, options);
     return {
@@ -120,6 +128,7 @@ async function runOn(
       rowCount: rowTexts.length,
       truncated,
       elapsedMs: Math.round((performance.now() - started) * 10) / 10,
+      ...(dataAsOf === undefined ? {} : { dataAsOf }),
     };
   } catch (err) {
     if (stoppedBy === 'timeout')

@@ -9,23 +9,28 @@ import {
   realRoots,
 } from '../../platform/lake-config/file-roots.js';
 import { SourceError, isDataFile } from './types.js';
-import type { DatasetReader, SourceObject } from './types.js';
+import type { DatasetReader, ObjectVersion, SourceObject } from './types.js';
 
 /**
  * Local files (the embedded default only), below the lake's file roots. Every file is checked
  * after following symbolic links and copied from its real path into the lake's staging directory
  * like any download: once DuckDB is locked down it can read nothing else. Messages name files as
- * the dataset's `from` does, never by where links lead.
+ * the dataset's `from` does, never by where links lead. A file's version is its modification time
+ * and size (files have no ETag).
  */
 export function fileReader(source: FileSource, fileRoots: readonly string[]): DatasetReader {
-  const object = (real: string, display: string, relative: string): SourceObject => ({
+  const object = (real: string, display: string, relative: string, version: ObjectVersion): SourceObject => ({
+    ...version,
+    key: relative,
     display,
     relative,
     async download(target, signal) {
       signal.throwIfAborted();
       try {
+        const before = await stat(real);
         // A copy-on-write clone where the file system offers one, a plain copy elsewhere.
         await copyFile(real, target, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+        return versionOf(before);
       } catch (err) {
         throw new SourceError(`${display}: ${describeFileError(err)}`, { cause: err });
       }
@@ -38,7 +43,8 @@ export function fileReader(source: FileSource, fileRoots: readonly string[]): Da
       if (!(await isBelowRoots(source.path, roots))) throw new SourceError(`${display}: ${FILE_ROOTS_RULE}`);
       if (!source.isDirectory) {
         const real = await realPathOf(source.path);
-        return [object(real, display, source.path.slice(source.path.lastIndexOf('/') + 1))];
+        const info = await stat(real).catch(() => undefined);
+        return [object(real, display, source.path.slice(source.path.lastIndexOf('/') + 1), versionOf(info))];
       }
       let entries: string[];
       try {
@@ -55,13 +61,37 @@ export function fileReader(source: FileSource, fileRoots: readonly string[]): Da
         // A link inside the directory may lead out of it: checked like the directory itself.
         if (!(await isBelowRoots(path, roots)))
           throw new SourceError(`${display}${relative}: ${FILE_ROOTS_RULE}`);
-        objects.push(object(await realPathOf(path), `${display}${relative}`, relative));
+        objects.push(object(await realPathOf(path), `${display}${relative}`, relative, versionOf(info)));
       }
       if (objects.length === 0) throw new SourceError(`${display}: no files in this directory`);
       return objects;
     },
+    async head(key) {
+      const roots = await realRoots(fileRoots);
+      const relative = key.startsWith(source.path) ? key.slice(source.path.length) : key.replace(/^\/+/, '');
+      const base = source.path.slice(source.path.lastIndexOf('/') + 1);
+      if (
+        source.isDirectory ? relative.split('/').includes('..') || !isDataFile(relative) : relative !== base
+      )
+        return undefined;
+      const path = source.isDirectory ? join(source.path, relative) : source.path;
+      const info = await stat(path).catch(() => undefined);
+      if (info?.isFile() !== true || info.size === 0) return undefined;
+      if (!(await isBelowRoots(path, roots)))
+        throw new SourceError(`${display}${relative}: ${FILE_ROOTS_RULE}`);
+      return object(
+        await realPathOf(path),
+        source.isDirectory ? `${display}${relative}` : display,
+        relative,
+        versionOf(info),
+      );
+    },
     close: () => undefined,
   };
+}
+
+function versionOf(info: { mtime: Date; size: number } | undefined): ObjectVersion {
+  return info === undefined ? {} : { lastModified: info.mtime.toISOString(), size: info.size };
 }
 
 /** A system error in words, without the path Node's messages carry. */

@@ -4,8 +4,8 @@ import { httpsReader } from './https.js';
 import { s3Reader } from './s3.js';
 import type { DatasetReader, SourceContext } from './types.js';
 
-export type { DatasetReader, SourceContext, SourceObject } from './types.js';
-export { SourceError } from './types.js';
+export type { DatasetReader, ObjectVersion, SourceContext, SourceObject } from './types.js';
+export { SourceError, bareEtag, isDataFile } from './types.js';
 
 export function readerFor(source: DatasetSource, context: SourceContext): DatasetReader {
   switch (source.connector) {

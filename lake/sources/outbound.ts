@@ -54,9 +54,11 @@ export interface GuardedGetOptions {
   headersTimeoutMs?: number | undefined;
   /** Extra trusted certificates (tests' own loopback servers). */
   ca?: string | undefined;
+  /** HEAD asks for the headers alone (an object's version); default GET. */
+  method?: 'GET' | 'HEAD';
 }
 
-/** GET over https to the checked address; resolves with a 2xx answer whose body is still to be read. */
+/** GET (or HEAD) over https to the checked address; resolves with a 2xx answer whose body is still to be read. */
 export async function guardedGet(url: URL, options: GuardedGetOptions): Promise<IncomingMessage> {
   const { display } = options;
   const host = hostOf(url);
@@ -68,7 +70,7 @@ export async function guardedGet(url: URL, options: GuardedGetOptions): Promise<
   }
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
     const request = httpsRequest({
-      method: 'GET',
+      method: options.method ?? 'GET',
       hostname: host,
       port: url.port === '' ? undefined : Number(url.port),
       path: `${url.pathname}${url.search}`,

@@ -1,13 +1,13 @@
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, S3Client, paginateListObjectsV2 } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, S3Client, paginateListObjectsV2 } from '@aws-sdk/client-s3';
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import type { S3Source } from '../../platform/lake-config/dataset-source.js';
 import type { TargetPolicy } from '../../platform/outbound-targets.js';
 import { checkTarget, guardedAgents } from './outbound.js';
-import { SourceError, isDataFile } from './types.js';
-import type { DatasetReader, SourceObject } from './types.js';
+import { SourceError, bareEtag, isDataFile, isoTime } from './types.js';
+import type { DatasetReader, ObjectVersion, SourceObject } from './types.js';
 
 /** AWS needs some region to sign with; `followRegionRedirects` finds a bucket's real one. */
 const DEFAULT_REGION = 'us-east-1';
@@ -120,7 +120,12 @@ class S3DatasetReader implements DatasetReader {
   async list(signal: AbortSignal): Promise<SourceObject[]> {
     const { source } = this;
     await this.checkEndpoint();
-    if (!source.isPrefix) return [this.object(source.key, source.key.slice(source.key.lastIndexOf('/') + 1))];
+    if (!source.isPrefix) {
+      const object = await this.head(source.key, signal);
+      if (object === undefined)
+        throw new SourceError(`${this.display(source.key)}: ${REASONS.NoSuchKey ?? 'not found'}`);
+      return [object];
+    }
     const objects: SourceObject[] = [];
     try {
       const pages = paginateListObjectsV2(
@@ -140,22 +145,68 @@ class S3DatasetReader implements DatasetReader {
     return objects;
   }
 
+  /** The key's part below the dataset's prefix, or undefined when the dataset does not hold that key. */
+  private relativeOf(key: string): string | undefined {
+    const { source } = this;
+    if (!source.isPrefix) return key === source.key ? key.slice(key.lastIndexOf('/') + 1) : undefined;
+    if (!key.startsWith(source.key)) return undefined;
+    const relative = key.slice(source.key.length);
+    return isDataFile(relative) ? relative : undefined;
+  }
+
+  async head(key: string, signal: AbortSignal): Promise<SourceObject | undefined> {
+    const relative = this.relativeOf(key);
+    if (relative === undefined) return undefined;
+    await this.checkEndpoint();
+    try {
+      const answer = await this.client.send(new HeadObjectCommand({ Bucket: this.source.bucket, Key: key }), {
+        abortSignal: signal,
+      });
+      if (answer.ContentLength === 0 && this.source.isPrefix) return undefined; // a "folder" placeholder
+      return this.object(key, relative, {
+        etag: bareEtag(answer.ETag),
+        lastModified: isoTime(answer.LastModified),
+        size: answer.ContentLength,
+      });
+    } catch (err) {
+      if (isAbort(err, signal)) throw err;
+      const shape: AwsErrorShape = typeof err === 'object' && err !== null ? err : {};
+      if (shape.name === 'NotFound' || shape.name === 'NoSuchKey' || shape.$metadata?.httpStatusCode === 404)
+        return undefined;
+      throw new SourceError(`${this.display(key)}: ${describeS3Error(err)}`, { cause: err });
+    }
+  }
+
   /** "Folder" placeholders (zero bytes, often ending in /) and marker files hold no data. */
   private dataObjects(
-    entries: readonly { Key?: string | undefined; Size?: number | undefined }[],
+    entries: readonly {
+      Key?: string | undefined;
+      Size?: number | undefined;
+      ETag?: string | undefined;
+      LastModified?: Date | undefined;
+    }[],
   ): SourceObject[] {
     const objects: SourceObject[] = [];
     for (const entry of entries) {
       const key = entry.Key ?? '';
       const relative = key.slice(this.source.key.length);
-      if (entry.Size !== 0 && isDataFile(relative)) objects.push(this.object(key, relative));
+      if (entry.Size !== 0 && isDataFile(relative))
+        objects.push(
+          this.object(key, relative, {
+            etag: bareEtag(entry.ETag),
+            lastModified: isoTime(entry.LastModified),
+            size: entry.Size,
+          }),
+        );
     }
     return objects;
   }
 
-  private object(key: string, relative: string): SourceObject {
+  private object(key: string, relative: string, version: ObjectVersion): SourceObject {
     const display = this.display(key);
     return {
+      ...version,
+      key,
       display,
       relative,
       download: async (target, signal) => {
@@ -169,6 +220,11 @@ class S3DatasetReader implements DatasetReader {
           );
           if (!(answer.Body instanceof Readable)) throw new Error('the answer has no readable body');
           await pipeline(answer.Body, createWriteStream(target, { flags: 'wx' }), { signal });
+          return {
+            etag: bareEtag(answer.ETag),
+            lastModified: isoTime(answer.LastModified),
+            size: answer.ContentLength,
+          };
         } catch (err) {
           if (isAbort(err, signal)) throw err;
           throw new SourceError(`${display}: ${describeS3Error(err)}`, { cause: err });

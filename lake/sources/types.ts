@@ -14,18 +14,34 @@ export interface SourceContext {
   outbound: TargetPolicy;
 }
 
-export interface SourceObject {
+/** Which version of an object a source holds, as far as the source tells (https servers may tell nothing). */
+export interface ObjectVersion {
+  /** Without quotes. */
+  etag?: string | undefined;
+  /** ISO time. */
+  lastModified?: string | undefined;
+  size?: number | undefined;
+}
+
+export interface SourceObject extends ObjectVersion {
+  /** The object's name in the lake's catalog: the S3 key, the https URL, the path below a file dataset. */
+  key: string;
   /** How messages name it: `s3://bucket/key`, the https URL, `file:///path`. */
   display: string;
   /** The key below the dataset's prefix or directory, `/`-separated (`year=2024/part-0.parquet`). */
   relative: string;
-  /** Writes the object's bytes to `target` (a new file). */
-  download(target: string, signal: AbortSignal): Promise<void>;
+  /** Writes the object's bytes to `target` (a new file); answers the version it wrote, as far as known. */
+  download(target: string, signal: AbortSignal): Promise<ObjectVersion>;
 }
 
 export interface DatasetReader {
-  /** Every object of the dataset; an empty prefix or directory is an error. */
+  /** Every object of the dataset with its version; an empty prefix or directory is an error. */
   list(signal: AbortSignal): Promise<SourceObject[]>;
+  /**
+   * The one object `key` (as SourceObject.key names it) with its current version, or undefined
+   * when the source does not hold it as a data object of this dataset.
+   */
+  head(key: string, signal: AbortSignal): Promise<SourceObject | undefined>;
   /** Releases connections. */
   close(): void;
 }
@@ -42,4 +58,17 @@ export class SourceError extends Error {
 export function isDataFile(relative: string): boolean {
   const name = relative.slice(relative.lastIndexOf('/') + 1);
   return name !== '' && !name.startsWith('_') && !name.startsWith('.');
+}
+
+/** S3 and HTTP write ETags in quotes (`"abc"`, weak ones `W/"abc"`): the catalog keeps the bare value. */
+export function bareEtag(etag: string | undefined): string | undefined {
+  if (etag === undefined || etag === '') return undefined;
+  return etag.replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+}
+
+/** An HTTP date or a Date as ISO, or undefined. */
+export function isoTime(value: string | Date | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const time = value instanceof Date ? value : new Date(value);
+  return Number.isNaN(time.getTime()) ? undefined : time.toISOString();
 }

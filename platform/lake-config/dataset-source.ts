@@ -26,6 +26,7 @@ export interface S3Source {
   clientTimeoutMs?: number | undefined;
   hivePartitioning: boolean;
   notifications: boolean;
+  checkIntervalMs?: number | undefined;
 }
 
 export interface HttpsSource {
@@ -33,6 +34,7 @@ export interface HttpsSource {
   url: string;
   format: FileFormat;
   clientTimeoutMs?: number | undefined;
+  checkIntervalMs?: number | undefined;
 }
 
 export interface FileSource {
@@ -42,6 +44,7 @@ export interface FileSource {
   isDirectory: boolean;
   format: FileFormat;
   hivePartitioning: boolean;
+  checkIntervalMs?: number | undefined;
 }
 
 export type DatasetSource = S3Source | HttpsSource | FileSource;
@@ -66,6 +69,14 @@ export function secretReferenceOf(value: string): string | undefined {
 
 export const secretReference = (key: string): string => `\${secrets:${key}}`;
 
+/**
+ * The param that makes the lake compare a dataset's source with what it holds on a timer, for
+ * sources that send no notifications (a Go duration, at least MIN_REFRESH_CHECK_INTERVAL_MS). It
+ * changes when data is checked, not what data is: it is not part of a dataset's definition.
+ */
+export const REFRESH_CHECK_INTERVAL = 'refresh_check_interval';
+export const MIN_REFRESH_CHECK_INTERVAL_MS = 10_000;
+
 const PARAMS_OF: Record<Connector, ReadonlySet<string>> = {
   s3: new Set([
     's3_auth',
@@ -78,9 +89,10 @@ const PARAMS_OF: Record<Connector, ReadonlySet<string>> = {
     'file_format',
     'client_timeout',
     'hive_partitioning_enabled',
+    REFRESH_CHECK_INTERVAL,
   ]),
-  https: new Set(['file_format', 'client_timeout']),
-  file: new Set(['file_format', 'hive_partitioning_enabled']),
+  https: new Set(['file_format', 'client_timeout', REFRESH_CHECK_INTERVAL]),
+  file: new Set(['file_format', 'hive_partitioning_enabled', REFRESH_CHECK_INTERVAL]),
 };
 
 const FORMAT_BY_EXTENSION: Record<string, FileFormat> = {
@@ -155,6 +167,18 @@ function timeoutParam(params: Record<string, string>, issues: Issues): number | 
   return ms;
 }
 
+function checkIntervalParam(params: Record<string, string>, issues: Issues): number | undefined {
+  const value = params[REFRESH_CHECK_INTERVAL];
+  if (value === undefined) return undefined;
+  const ms = durationMs(value);
+  if (ms === undefined || ms < MIN_REFRESH_CHECK_INTERVAL_MS)
+    issues.add(
+      `params.${REFRESH_CHECK_INTERVAL}`,
+      `${REFRESH_CHECK_INTERVAL} must be a duration of at least 10s, such as 5m`,
+    );
+  return ms;
+}
+
 function parseS3Location(
   from: string,
   params: Record<string, string>,
@@ -223,6 +247,7 @@ function parseS3(dataset: Dataset, params: Record<string, string>, issues: Issue
     issues.add('params.s3_region', 's3_region must be a region name such as us-east-1');
   const clientTimeoutMs = timeoutParam(params, issues);
   const hivePartitioning = booleanParam(params, 'hive_partitioning_enabled', issues);
+  const checkIntervalMs = checkIntervalParam(params, issues);
   if (location === undefined || format === undefined || auth === undefined) return undefined;
   return {
     connector: 's3',
@@ -235,6 +260,7 @@ function parseS3(dataset: Dataset, params: Record<string, string>, issues: Issue
     clientTimeoutMs,
     hivePartitioning,
     notifications: dataset.notifications === true,
+    checkIntervalMs,
   };
 }
 
@@ -252,9 +278,10 @@ function parseHttps(
   }
   const format = formatParam(params, url.pathname, issues);
   const clientTimeoutMs = timeoutParam(params, issues);
+  const checkIntervalMs = checkIntervalParam(params, issues);
   return format === undefined
     ? undefined
-    : { connector: 'https', url: url.toString(), format, clientTimeoutMs };
+    : { connector: 'https', url: url.toString(), format, clientTimeoutMs, checkIntervalMs };
 }
 
 function parseFile(dataset: Dataset, params: Record<string, string>, issues: Issues): FileSource | undefined {
@@ -266,9 +293,10 @@ function parseFile(dataset: Dataset, params: Record<string, string>, issues: Iss
   const isDirectory = path.endsWith('/');
   const format = formatParam(params, isDirectory ? '' : path, issues);
   const hivePartitioning = booleanParam(params, 'hive_partitioning_enabled', issues);
+  const checkIntervalMs = checkIntervalParam(params, issues);
   return format === undefined
     ? undefined
-    : { connector: 'file', path, isDirectory, format, hivePartitioning };
+    : { connector: 'file', path, isDirectory, format, hivePartitioning, checkIntervalMs };
 }
 
 /**

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { LakeEngine } from '../../lake/engine.js';
+import { DATABASE_FILE, LakeEngine } from '../../lake/engine.js';
 
 // DuckDB's own lockdown, below the server's read-only statement check: these statements run on a
 // plain connection of the locked engine, as SQL would if that check had a hole.
@@ -54,6 +54,25 @@ describe('lake engine lockdown (DuckDB settings alone)', () => {
     expect(existsSync(`${target}.db`)).toBe(false);
   });
 
+  it('keeps SQL from writing or attaching the database file, and from reading beside it', async () => {
+    // DuckDB lets SQL read its own file and WAL (they hold what SQL reads through the tables
+    // anyway) and, while no WAL exists, even create the WAL: the server's read-only statement
+    // check stops COPY (test/integration/lake-server.test.ts), not these settings.
+    const file = join(dir, 'lake', DATABASE_FILE);
+    expect(existsSync(file)).toBe(true);
+    await writeFile(join(dir, 'lake', 'beside.txt'), 'not for SQL');
+    await expect(run(`SELECT * FROM read_text('${join(dir, 'lake', 'beside.txt')}')`)).rejects.toThrow(
+      /Permission Error/,
+    );
+    await expect(run(`COPY (SELECT 1) TO '${file}'`)).rejects.toThrow(/Permission Error/);
+    await expect(run(`ATTACH '${file}' AS again (READ_ONLY)`)).rejects.toThrow(
+      /Permission Error|already attached/,
+    );
+    expect(await run('SELECT 42 AS still').then((reader) => reader.getRowObjectsJson())).toEqual([
+      { still: 42 },
+    ]);
+  });
+
   it('keeps the configured limits, which SQL cannot change', async () => {
     const reader = await run(
       "SELECT current_setting('threads') AS threads, current_setting('enable_external_access') AS ext",
@@ -62,9 +81,6 @@ describe('lake engine lockdown (DuckDB settings alone)', () => {
   });
 
   it('still loads files the lake puts in its staging directory, after the lockdown', async () => {
-    const abort = new AbortController();
-    const rows = await engine.replaceTable('numbers', 'SELECT range AS n FROM range(5)', abort.signal);
-    expect(rows).toBe(5);
     // A download lands in staging (written here by another, unlocked DuckDB, as a pipeline would).
     const writer = await DuckDBInstance.create(':memory:');
     const connection = await writer.connect();
@@ -73,11 +89,9 @@ describe('lake engine lockdown (DuckDB settings alone)', () => {
     );
     connection.closeSync();
     writer.closeSync();
-    const loaded = await engine.replaceTable(
-      'from_file',
-      `SELECT * FROM read_parquet('${engine.stagingDir}/numbers.parquet')`,
-      abort.signal,
+    await engine.run(
+      `CREATE TABLE from_file AS SELECT * FROM read_parquet('${engine.stagingDir}/numbers.parquet')`,
     );
-    expect(loaded).toBe(5);
+    expect(await engine.rows('SELECT count(*)::INTEGER AS n FROM from_file')).toEqual([{ n: 5 }]);
   });
 });

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { LakeConfigSchema } from '../../lake/config.js';
+import { DATABASE_FILE } from '../../lake/engine.js';
 import type { LakeServerConfig } from '../../lake/config.js';
 import { startLakeServer } from '../../lake/server.js';
 import type { RunningLake } from '../../lake/server.js';
@@ -276,6 +277,11 @@ describe('lake server: lockdown', () => {
       'SET lock_configuration=false',
       "SELECT * FROM read_parquet('https://example.com/x.parquet')",
       `SELECT * FROM read_text('${join(dir, 'lake', 'staging')}/../../data/customers.csv')`,
+      // The database file: DuckDB itself would let a COPY create its WAL.
+      `COPY (SELECT 1) TO '${join(dir, 'lake', DATABASE_FILE)}.wal'`,
+      `COPY (SELECT 1) TO '${join(dir, 'lake', DATABASE_FILE)}'`,
+      'DETACH lake',
+      'CHECKPOINT',
     ];
     for (const query of statements) {
       const failure = await client.sql({ query }).catch((err: unknown) => err);

@@ -15,7 +15,13 @@ export const toolsCache = (): string =>
  * cache (never the system Python), like the harness installs moto. A stamp file marks a finished
  * install, so one cut short is redone rather than half used.
  */
-export async function pypiTool(pkg: string, version: string, script: string): Promise<string> {
+export async function pypiTool(
+  pkg: string,
+  version: string,
+  script: string,
+  /** Optional dependencies to install with it (`server` for moto[server]). */
+  extras: readonly string[] = [],
+): Promise<string> {
   const home = join(toolsCache(), `${pkg}-${version}`);
   const venv = join(home, 'venv');
   const stamp = join(home, '.complete');
@@ -30,7 +36,7 @@ export async function pypiTool(pkg: string, version: string, script: string): Pr
       'install',
       '--quiet',
       '--disable-pip-version-check',
-      `${pkg}==${version}`,
+      `${pkg}${extras.length === 0 ? '' : `[${extras.join(',')}]`}==${version}`,
     ]);
     await writeFile(stamp, `${pkg}==${version}\n`);
   }

@@ -106,6 +106,24 @@ describe('S3 datasets', () => {
     );
   });
 
+  it('reads refresh_check_interval on every connector, and refuses one under 10s or malformed', () => {
+    expect(
+      sourceOf({ name: 'a', from: 's3://acme-data/a.csv', params: { refresh_check_interval: '5m' } }),
+    ).toMatchObject({ checkIntervalMs: 300_000 });
+    expect(
+      sourceOf({ name: 'a', from: 'https://example.com/a.csv', params: { refresh_check_interval: '10s' } }),
+    ).toMatchObject({ checkIntervalMs: 10_000 });
+    for (const value of ['9s', 'often', '0s'])
+      expect(
+        issuesOf({ name: 'a', from: 'file:///data/a.csv', params: { refresh_check_interval: value } }),
+      ).toEqual([
+        {
+          path: 'params.refresh_check_interval',
+          message: 'refresh_check_interval must be a duration of at least 10s, such as 5m',
+        },
+      ]);
+  });
+
   it('joins path under the URI and refuses traversal in it', () => {
     expect(sourceOf({ name: 'a', from: 's3://acme-data/base', params: { path: 'x/y.csv' } })).toMatchObject({
       key: 'base/x/y.csv',

@@ -7,7 +7,8 @@ import {
   defaultMemoryLimit,
   defaultThreads,
 } from '../../lake/resources.js';
-import { definitionOf } from '../../lake/lake.js';
+import { definitionOf } from '../../lake/dataset-definition.js';
+import { compareSequencers, sameVersion } from '../../lake/refresh.js';
 import { ConfigError } from '../../platform/config.js';
 import type { DatasetSource } from '../../platform/lake-config/dataset-source.js';
 
@@ -193,5 +194,29 @@ describe('lake loading: local files and the SQL that reads them', () => {
     });
     expect(a).toBe(b);
     expect(a).not.toBe(c);
+  });
+
+  it('leaves refresh_check_interval out of a definition: a new interval reloads nothing', () => {
+    const from = 's3://b/k.csv';
+    expect(definitionOf({ name: 'd', from, params: { refresh_check_interval: '1m' } })).toBe(
+      definitionOf({ name: 'd', from, params: { refresh_check_interval: '5m' } }),
+    );
+  });
+});
+
+describe('lake refresh: object versions and event order', () => {
+  it('orders S3 sequencers of different lengths as hex numbers', () => {
+    expect(compareSequencers('0055AED6DCD90281E5', '0055AED6DCD90281E6')).toBeLessThan(0);
+    expect(compareSequencers('55AED6DCD90281E5', '0055aed6dcd90281e5')).toBe(0);
+    expect(compareSequencers('0100', 'FF')).toBeGreaterThan(0);
+  });
+
+  it('compares versions by ETag, else by LastModified and size, and calls unknown changed', () => {
+    const at = '2026-11-26T00:00:00.000Z';
+    expect(sameVersion({ etag: 'a', size: 1 }, { etag: 'a', size: 2 })).toBe(true);
+    expect(sameVersion({ etag: 'a' }, { etag: 'b' })).toBe(false);
+    expect(sameVersion({ lastModified: at, size: 3 }, { lastModified: at, size: 3 })).toBe(true);
+    expect(sameVersion({ lastModified: at, size: 3 }, { lastModified: at, size: 4 })).toBe(false);
+    expect(sameVersion({}, {})).toBe(false);
   });
 });

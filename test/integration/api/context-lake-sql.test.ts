@@ -113,6 +113,7 @@ describe('POST /sql against a real lake server', () => {
       rowCount: 3,
       truncated: false,
       elapsedMs: expect.any(Number),
+      dataAsOf: { people: expect.any(String) },
     });
     expect((answer.json as { elapsedMs: number }).elapsedMs).toBeGreaterThanOrEqual(300);
   });
