@@ -86,6 +86,25 @@ describe('the lake console', () => {
   );
 
   it(
+    'shows how many rows the lake holds of a dataset and how current the answer is',
+    async () => {
+      const page = await openLake(key);
+      await runQuery(page, 'SELECT count(*) AS n FROM people');
+      await page.locator('.sql-result .data-as-of time').waitFor({ timeout: LAKE_MS });
+      const data = page.locator('tr[data-dataset="people"] td.dataset-data');
+      // The status poll brings the lake's facts in after its first load.
+      await page.waitForFunction(
+        "document.querySelector('tr[data-dataset=people] td.dataset-data')?.textContent?.includes('3 rows')",
+        undefined,
+        { timeout: LAKE_MS },
+      );
+      expect(await data.textContent()).toMatch(/3 rows · \d+ B · as of /);
+      await page.context().close();
+    },
+    LAKE_MS + 60_000,
+  );
+
+  it(
     'shows an SQL error as the engine’s message',
     async () => {
       const page = await openLake(key);

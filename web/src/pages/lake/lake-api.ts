@@ -13,6 +13,11 @@ const DatasetStatusSchema = z.object({
   s3EventCount: z.optional(z.number()),
   s3LastEventAt: z.optional(z.string()),
   s3LastRefreshAt: z.optional(z.string()),
+  rowCount: z.optional(z.number()),
+  /** Bytes of the source objects the lake holds for it. */
+  bytes: z.optional(z.number()),
+  /** When its data was last known current with its source. */
+  dataAsOf: z.optional(z.string()),
 });
 export type DatasetStatus = z.infer<typeof DatasetStatusSchema>;
 
@@ -35,6 +40,8 @@ const SqlResultSchema = z.object({
   rowCount: z.number(),
   truncated: z.boolean(),
   elapsedMs: z.number(),
+  /** Per dataset the query read: when its data was current. */
+  dataAsOf: z.optional(z.record(z.string(), z.string())),
 });
 export type SqlResult = z.infer<typeof SqlResultSchema>;
 

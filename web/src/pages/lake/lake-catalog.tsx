@@ -14,6 +14,36 @@ function DatasetState({ state }: { state: DatasetStatus | undefined }) {
   );
 }
 
+const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
+
+/** 1,536 → `1.5 KB` (decimal units, as S3 reports sizes). */
+export function byteSize(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < BYTE_UNITS.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${BYTE_UNITS[unit] ?? ''}`;
+}
+
+/** What the lake holds of the dataset: rows, source bytes, and how current it is. */
+function DatasetData({ state }: { state: DatasetStatus | undefined }) {
+  if (state?.rowCount === undefined) return <span class="muted">—</span>;
+  return (
+    <span>
+      {state.rowCount.toLocaleString('en-US')} {state.rowCount === 1 ? 'row' : 'rows'}
+      {state.bytes !== undefined && ` · ${byteSize(state.bytes)}`}
+      {state.dataAsOf !== undefined && (
+        <>
+          {' '}
+          · as of <Time iso={state.dataAsOf} />
+        </>
+      )}
+    </span>
+  );
+}
+
 /** S3 bucket notifications that refresh the dataset, when it has them. */
 function Notifications({ state }: { state: DatasetStatus | undefined }) {
   if (state?.notifications !== true) return <span class="muted">off</span>;
@@ -48,6 +78,7 @@ export function LakeCatalogTables({ catalog }: { catalog: LakeCatalog }) {
               <th scope="col">Name</th>
               <th scope="col">From</th>
               <th scope="col">Status</th>
+              <th scope="col">Data</th>
               <th scope="col">Connector</th>
               <th scope="col">Notifications</th>
             </tr>
@@ -65,6 +96,9 @@ export function LakeCatalogTables({ catalog }: { catalog: LakeCatalog }) {
                   </td>
                   <td>
                     <DatasetState state={state} />
+                  </td>
+                  <td class="dataset-data">
+                    <DatasetData state={state} />
                   </td>
                   <td>{state?.connectorId ?? '—'}</td>
                   <td>

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { Time } from '../../components/time.js';
 import { ROWS_PER_PAGE } from './sql-paging.js';
 import type { SqlResult } from './lake-api.js';
 
@@ -23,6 +24,20 @@ function Cell({ value }: { value: unknown }) {
 }
 
 const count = (n: number): string => n.toLocaleString('en-US');
+
+/** An answer is as current as the stalest dataset it read; each one's time is on hover. */
+function DataAsOf({ dataAsOf }: { dataAsOf: Record<string, string> | undefined }) {
+  const entries = Object.entries(dataAsOf ?? {});
+  const stalest = entries.map(([, iso]) => iso).sort()[0];
+  if (stalest === undefined) return null;
+  const each = entries.map(([name, iso]) => `${name}: ${iso}`).join('\n');
+  return (
+    <span class="data-as-of" title={each}>
+      {' · data as of '}
+      <Time iso={stalest} />
+    </span>
+  );
+}
 
 /** Whether more rows follow this answer, and where the other answers are. */
 function LakePager({ result, offset, batchSize, busy, onOffset }: SqlResultProps) {
@@ -72,6 +87,7 @@ export function SqlResultTable(props: SqlResultProps) {
         {count(result.rowCount)} {result.rowCount === 1 ? 'row' : 'rows'} in {count(result.elapsedMs)} ms
         {shown.length > 0 &&
           ` · showing rows ${count(offset + first + 1)}–${count(offset + first + shown.length)}`}
+        <DataAsOf dataAsOf={result.dataAsOf} />
       </p>
       <LakePager {...props} />
       <div class="table-scroll">
