@@ -4,7 +4,11 @@ import { request } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Logger } from '../platform/log.js';
-import { TaskEventSchema, isTerminalPromptStatus, RunnerPromptStatusSchema } from '../platform/runner-protocol.js';
+import {
+  TaskEventSchema,
+  isTerminalPromptStatus,
+  RunnerPromptStatusSchema,
+} from '../platform/runner-protocol.js';
 import type { DispatchPromptRequest, ExecutorInvocation } from '../platform/runner-protocol.js';
 import type { RunExecutor } from './executors/types.js';
 import { createRunnerApp, listenRunner } from './server.js';
@@ -108,7 +112,12 @@ async function runWarmUpPrompt(dir: string, options: WarmUpOptions, signal: Abor
 }
 
 /** PUTs the dispatch; resolves when the runner accepted it. */
-async function send(url: URL, token: string, signal: AbortSignal, body: DispatchPromptRequest): Promise<void> {
+async function send(
+  url: URL,
+  token: string,
+  signal: AbortSignal,
+  body: DispatchPromptRequest,
+): Promise<void> {
   const response = await open(url, token, signal, {
     method: 'PUT',
     headers: { 'content-type': 'application/json' },
@@ -131,10 +140,8 @@ async function followToEnd(url: URL, options: WarmUpOptions, signal: AbortSignal
       buffered += String(chunk);
       const frames = buffered.split('\n\n');
       buffered = frames.pop() ?? '';
-      for (const frame of frames) {
-        const status = terminalStatusOf(frame);
-        if (status !== undefined) return status;
-      }
+      const status = frames.map(terminalStatusOf).find((found) => found !== undefined);
+      if (status !== undefined) return status;
     }
     throw new Error('the warm-up event stream ended before the prompt did');
   } finally {
