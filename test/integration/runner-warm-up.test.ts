@@ -9,17 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PromptState, TaskEvent } from '../../platform/runner-protocol.js';
 import { WARM_UP_TASK_ID } from '../../runner/warm-up.js';
-import { RunnerClient } from '../support/runner-client.js';
-import { collectOutput, spawnAgentry, stopChild, waitForOutput } from '../support/spawn-cli.js';
+import { startRunnerCli } from '../support/runner-cli.js';
+import type { CliRunner } from '../support/runner-cli.js';
+import { stopChild } from '../support/spawn-cli.js';
 
 const TOKEN = randomBytes(24).toString('base64url');
-const LISTENING = /^agentry runner listening on (http:\/\/127\.0\.0\.1:\d+)$/m;
 const WARMED = /"msg":"runner warmed up"/;
 
-interface CliRunner {
+interface WarmUpRunner extends CliRunner {
   root: string;
-  child: ChildProcessWithoutNullStreams;
-  client: RunnerClient;
   /** Its log so far (JSON lines on stdout, beside the listening line). */
   log(): string;
 }
@@ -28,22 +26,17 @@ const children: ChildProcessWithoutNullStreams[] = [];
 const roots: string[] = [];
 
 /** `agentry runner` as the runtimes start it, with its working and state directories under `root`. */
-async function startCli(root: string, warmUp: boolean): Promise<CliRunner> {
-  const child = spawnAgentry(['runner'], {
-    AGENTRY_RUNNER_TOKEN: TOKEN,
-    AGENTRY_RUNNER_PORT: '0',
-    AGENTRY_RUNNER_HOST: '127.0.0.1',
-    AGENTRY_RUNNER_WORKDIR: join(root, 'code'),
-    AGENTRY_RUNNER_STATE_DIR: join(root, 'state'),
-    AGENTRY_RUNNER_WORKDIR_SHOWN: '/code',
-    AGENTRY_RUNNER_WARM_UP: String(warmUp),
-    AGENTRY_LOG_LEVEL: 'info',
+async function startCli(root: string, warmUp: boolean): Promise<WarmUpRunner> {
+  const runner = await startRunnerCli(root, {
+    token: TOKEN,
+    children,
+    env: {
+      AGENTRY_RUNNER_WORKDIR_SHOWN: '/code',
+      AGENTRY_RUNNER_WARM_UP: String(warmUp),
+      AGENTRY_LOG_LEVEL: 'info',
+    },
   });
-  children.push(child);
-  const output = collectOutput(child);
-  const out = await waitForOutput(child, LISTENING, 60_000);
-  const client = new RunnerClient(LISTENING.exec(out)?.[1] ?? '', TOKEN);
-  return { root, child, client, log: () => output().stdout };
+  return { ...runner, root, log: () => runner.output().stdout };
 }
 
 async function newRoot(): Promise<string> {
@@ -53,7 +46,7 @@ async function newRoot(): Promise<string> {
 }
 
 /** The runner's log lines that say it warmed up. */
-const warmUpLines = (runner: CliRunner): unknown[] =>
+const warmUpLines = (runner: WarmUpRunner): unknown[] =>
   runner
     .log()
     .split('\n')
@@ -75,8 +68,8 @@ afterAll(async () => {
 });
 
 describe('a runner started with AGENTRY_RUNNER_WARM_UP=true', () => {
-  let warm: CliRunner;
-  let plain: CliRunner;
+  let warm: WarmUpRunner;
+  let plain: WarmUpRunner;
   beforeAll(async () => {
     [warm, plain] = await Promise.all([startCli(await newRoot(), true), startCli(await newRoot(), false)]);
   }, 120_000);
@@ -102,7 +95,7 @@ describe('a runner started with AGENTRY_RUNNER_WARM_UP=true', () => {
     const taskId = `task-${randomBytes(3).toString('hex')}`;
     const promptId = randomUUID();
     const script = 'echo first line\necho second line >&2\nprintf "%s" done > result.txt';
-    const runAndRead = async ({ client }: CliRunner) => {
+    const runAndRead = async ({ client }: WarmUpRunner) => {
       await client.run(taskId, promptId, script);
       const end = await client.waitForTerminal(taskId, promptId);
       return { end, events: (await client.events(taskId)).events };
