@@ -8,6 +8,7 @@ import { withAgentryOnPath } from '../runner/agentry-on-path.js';
 import { createRunExecutor } from '../runner/executors/run.js';
 import { createRunnerApp, listenRunner } from '../runner/server.js';
 import { RunnerState } from '../runner/state.js';
+import { warmUpRunner } from '../runner/warm-up.js';
 import type { CliCommand } from './command.js';
 import { settingsHelp } from './settings-help.js';
 
@@ -24,6 +25,7 @@ ${settingsHelp(RunnerConfigSchema, [
   ['AGENTRY_RUNNER_WORKDIR', 'the working directory of the agents'],
   ['AGENTRY_RUNNER_WORKDIR_SHOWN', 'the working directory as events name it (default: the workdir)'],
   ['AGENTRY_RUNNER_STATE_DIR', "tasks' event logs and prompt records (on the persistent disk)"],
+  ['AGENTRY_RUNNER_WARM_UP', 'true: warm the prompt path up before listening (warm-pool members)'],
   ['AGENTRY_LOG_LEVEL', 'fatal, error, warn, info, debug, trace or silent'],
 ])}
 example:
@@ -81,6 +83,10 @@ export async function runRunnerCommand(env: NodeJS.ProcessEnv = process.env): Pr
   });
   // Before listening: a dispatch must not overtake the prompts a previous run left pending.
   await runner.start();
+  // Before listening, so that Ready means warm; a runner with history (a claimed member woken from
+  // hibernation) has a prompt waiting for it and skips it.
+  if (config.AGENTRY_RUNNER_WARM_UP === 'true' && runner.queue.promptCount === 0)
+    await warmUpRunner({ token: config.AGENTRY_RUNNER_TOKEN, logger, version: AGENTRY_VERSION, stateDir });
   const running = await listenRunner(runner.app, {
     host: config.AGENTRY_RUNNER_HOST,
     port: config.AGENTRY_RUNNER_PORT,

@@ -23,6 +23,12 @@ export const RunnerConfigSchema = z.object({
    * persistent disk (like the workdir), or a hibernated workspace forgets its tasks' history.
    */
   AGENTRY_RUNNER_STATE_DIR: z.string().min(1).default('/var/lib/agentry-runner'),
+  /**
+   * `true`: before it listens, a runner that has never run a prompt runs a throw-away one through
+   * its own prompt path (runner/warm-up.ts), so that its first real prompt is as fast as a later
+   * one. The operator sets it for warm-pool members, whose start nobody waits for.
+   */
+  AGENTRY_RUNNER_WARM_UP: z.enum(['true', 'false']).default('false'),
   AGENTRY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type RunnerConfig = z.infer<typeof RunnerConfigSchema>;

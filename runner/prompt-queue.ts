@@ -118,6 +118,11 @@ export class PromptQueue {
     return this.pending.length;
   }
 
+  /** Prompts this runner knows of, recovered from disk or dispatched since: 0 for a runner never used. */
+  get promptCount(): number {
+    return this.entries.size;
+  }
+
   get runningPromptId(): string | undefined {
     return this.current?.state.promptId;
   }

@@ -14,7 +14,7 @@ import { namespaceOf, workloadNetworkPolicy, workloadService } from './cluster-o
 import { placementFields } from './cluster-options.js';
 import type { ClusterRuntimeOptions } from './cluster-options.js';
 import { workloadCloudConfig } from './cloud-init.js';
-import { programEnvironment } from './program-layout.js';
+import { programEnvironment, warmUpEnvironment } from './program-layout.js';
 import { ObservationReasons, workloadLabels, workloadProgram } from './types.js';
 import type { WorkloadContext, WorkloadObject, WorkloadObservation, WorkloadRuntime } from './types.js';
 
@@ -271,7 +271,10 @@ export class KubevirtRuntime implements WorkloadRuntime {
     const program = workloadProgram(object);
     const cpu = object.spec.resources?.cpu ?? this.options.defaults.cpu;
     const disk = object.spec.resources?.disk ?? this.options.defaults.disk;
-    return workloadCloudConfig(program, token, programEnvironment(program, this.options.lake, { cpu, disk }));
+    return workloadCloudConfig(program, token, {
+      ...programEnvironment(program, this.options.lake, { cpu, disk }),
+      ...warmUpEnvironment(object),
+    });
   }
 
   private cloudInit(object: WorkloadObject, context: WorkloadContext, owner: OwnerReference): Secret {

@@ -18,7 +18,7 @@ import { namespaceOf, workloadNetworkPolicy, workloadService } from './cluster-o
 import { placementFields } from './cluster-options.js';
 import type { ClusterRuntimeOptions, WorkloadDefaults } from './cluster-options.js';
 import type { Caches } from '../controller/caches.js';
-import { podDiskMounts, programEnvironment } from './program-layout.js';
+import { podDiskMounts, programEnvironment, warmUpEnvironment } from './program-layout.js';
 import { observePod } from './pod-status.js';
 import { ObservationReasons, workloadLabels, workloadProgram } from './types.js';
 import type {
@@ -284,9 +284,10 @@ export class PodRuntime implements WorkloadRuntime {
     const program = workloadProgram(object);
     const names = podWorkloadNames(object);
     const disk = podDiskMounts(program);
-    const env = Object.entries(programEnvironment(program, this.options.lake, resources)).map(
-      ([name, value]) => ({ name, value }),
-    );
+    const env = Object.entries({
+      ...programEnvironment(program, this.options.lake, resources),
+      ...warmUpEnvironment(object),
+    }).map(([name, value]) => ({ name, value }));
     const spec = {
       automountServiceAccountToken: false,
       // Service environment variables would list the namespace's other services to the workload.

@@ -6,6 +6,7 @@ import type { RunnerCommand } from './process/child.js';
 import { RunnerSupervisor } from './process/supervisor.js';
 import type { SupervisorSettings } from './process/supervisor.js';
 import { workloadPaths } from './process/workspace.js';
+import { warmUpEnvironment } from './program-layout.js';
 import type { WorkspacePaths } from './process/workspace.js';
 import { ObservationReasons, workloadProgram } from './types.js';
 import type {
@@ -178,10 +179,16 @@ export class ProcessRuntime implements WorkloadRuntime {
    * The supervisor settings of a program: its command, and for the lake its own environment.
    * Without a lake command apply() refuses lakes; remove() still stops and deletes what exists.
    */
-  private settingsOf(program: WorkloadProgram, paths: WorkspacePaths, namespace: string): SupervisorSettings {
+  private settingsOf(object: WorkloadObject, paths: WorkspacePaths, namespace: string): SupervisorSettings {
+    const program = workloadProgram(object);
     const confined = (command: RunnerCommand) => this.confinement.command(command, paths, program, namespace);
     if (program.name === 'runner')
-      return { ...this.settings, program, runnerCommand: confined(this.options.runnerCommand) };
+      return {
+        ...this.settings,
+        program,
+        runnerCommand: confined(this.options.runnerCommand),
+        env: { ...this.settings.env, ...warmUpEnvironment(object) },
+      };
     const { lakeEnv } = this.options;
     return {
       ...this.settings,
@@ -205,7 +212,7 @@ export class ProcessRuntime implements WorkloadRuntime {
       let supervisor = this.supervisors.get(key);
       if (supervisor === undefined) {
         const logger = this.logger.child({ workload: key });
-        supervisor = new RunnerSupervisor(paths, this.settingsOf(program, paths, namespace), logger, () => {
+        supervisor = new RunnerSupervisor(paths, this.settingsOf(object, paths, namespace), logger, () => {
           this.options.onChange?.(namespace, name, program.name);
         });
         this.supervisors.set(key, supervisor);

@@ -1,8 +1,10 @@
 // How each workload program is laid out inside a pod or VM: its environment, where its disk is
 // mounted, where it works. The pod and kubevirt runtimes stay one implementation each and read
 // their program-specific parts from here.
+import { POOL_LABEL } from '../../crds/index.js';
 import { quantityValue } from './quantity.js';
-import type { WorkloadProgram } from './types.js';
+import { workloadProgram } from './types.js';
+import type { WorkloadObject, WorkloadProgram } from './types.js';
 
 /** The runner's working directory, on the workload disk. */
 export const WORKDIR = '/code';
@@ -94,6 +96,18 @@ function lakeEnvironment(
       : { AGENTRY_LAKE_MAX_RESULT_BYTES: String(lake.maxResultBytes) }),
     ...(spillLimit === undefined ? {} : { AGENTRY_LAKE_SPILL_LIMIT: spillLimit }),
   };
+}
+
+/**
+ * A warm-pool member's runner warms its prompt path up before it listens (runner/warm-up.ts), so
+ * that a claim's first prompt is as fast as a later one; nobody waits for a member's start. Keyed
+ * on the pool label, which a claim keeps: claiming a member never changes its workload (a pod's
+ * template, a VM's cloud-init, a process's environment). Every other workload: nothing, and an
+ * unchanged pod template.
+ */
+export function warmUpEnvironment(object: WorkloadObject): Record<string, string> {
+  const pooled = object.metadata.labels?.[POOL_LABEL] !== undefined;
+  return pooled && workloadProgram(object).name === 'runner' ? { AGENTRY_RUNNER_WARM_UP: 'true' } : {};
 }
 
 /** The pod volume of the workload disk, and where the program sees it. */

@@ -13,6 +13,14 @@ import { findCondition, isTrueForGeneration } from '../../crds/conditions.js';
 export const DEMAND_WINDOW_MS = 60_000;
 
 /**
+ * A claim's replacement is made this long after the claim, not at once: the claimed workspace's
+ * first prompt then does not share the CPU and the disk with a new member's start (a process or a
+ * Pod's sandbox, volume and runner), which on 2 cores costs it more than the claim itself. Claims
+ * that come faster than members start are still met by the members left ready.
+ */
+export const REFILL_DELAY_MS = 1_000;
+
+/**
  * How long a member may report a provisionError before it is replaced: a Pod pending until the
  * cluster autoscaler adds a node, or an image pull that backs off and then succeeds, recovers by
  * itself, and replacing it would only churn Pods and disks.
@@ -128,10 +136,11 @@ const newestFirst = (a: AgentComputer, b: AgentComputer): number =>
  * why); of a surplus, removes those still provisioning first (nobody can claim them yet), then the
  * newest ready ones. Claimed members are not the pool's any more and are never touched.
  */
-export function planRefill(census: PoolCensus, desired: number): RefillPlan {
+export function planRefill(census: PoolCensus, desired: number, makeUpTo: number = desired): RefillPlan {
   const failed = [...census.failed];
   const available = census.ready.length + census.provisioning.length;
-  if (available <= desired) return { create: desired - available, remove: failed };
+  if (available <= desired)
+    return { create: Math.max(0, Math.min(desired, makeUpTo) - available), remove: failed };
   const candidates = [...[...census.provisioning].sort(newestFirst), ...[...census.ready].sort(newestFirst)];
   return { create: 0, remove: [...failed, ...candidates.slice(0, available - desired)] };
 }
@@ -140,4 +149,22 @@ export function planRefill(census: PoolCensus, desired: number): RefillPlan {
 export function demandWindowEnds(census: PoolCensus): number | undefined {
   const [oldest] = census.recentClaims;
   return oldest === undefined ? undefined : oldest + DEMAND_WINDOW_MS;
+}
+
+/**
+ * How many available members to make up to now: the desired count as if the claims of the last
+ * REFILL_DELAY_MS had not happened yet (neither taken from the pool nor counted as demand).
+ */
+export function refillTarget(spec: WorkspacePoolSpec, census: PoolCensus, now: Date): number {
+  const since = now.getTime() - REFILL_DELAY_MS;
+  const young = census.recentClaims.filter((time) => time > since).length;
+  return desiredCount(spec, census.recentClaims.length - young) - young;
+}
+
+/** When the youngest claim's replacement is due, if it is not yet at `now`. */
+export function deferredRefillDue(census: PoolCensus, now: Date): number | undefined {
+  const youngest = census.recentClaims.at(-1);
+  if (youngest === undefined) return undefined;
+  const due = youngest + REFILL_DELAY_MS;
+  return due > now.getTime() ? due : undefined;
 }

@@ -15,7 +15,15 @@ import type { ResourceStore } from '../../platform/store/types.js';
 import type { Caches } from '../controller/caches.js';
 import { writeStatus } from '../../platform/store/status-writer.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
-import { demandWindowEnds, desiredCount, isInvalidSpec, planRefill, takeCensus } from './census.js';
+import {
+  deferredRefillDue,
+  demandWindowEnds,
+  desiredCount,
+  isInvalidSpec,
+  planRefill,
+  refillTarget,
+  takeCensus,
+} from './census.js';
 import type { PoolCensus } from './census.js';
 import { poolMember, randomSuffix } from './member.js';
 import type { WorkspacePoolMetrics } from './metrics.js';
@@ -137,7 +145,7 @@ export class WorkspacePoolReconciler implements Reconciler {
     desired: number,
     now: Date,
   ): Promise<Changes> {
-    const plan = planRefill(census, desired);
+    const plan = planRefill(census, desired, refillTarget(pool.spec, census, now));
     const removed = await this.removeSurplus(plan.remove);
     const allowed = Math.min(
       plan.create,
@@ -237,6 +245,7 @@ export class WorkspacePoolReconciler implements Reconciler {
       changes.limited ? this.budget.nextAt(key, pool.spec.refillPerMinute, now.getTime()) : undefined,
       demandWindowEnds(census),
       census.nextReplacementAt,
+      deferredRefillDue(census, now),
     ].filter((time): time is number => time !== undefined);
     if (times.length === 0) return undefined;
     return { requeueAfterMs: Math.max(Math.min(...times) - now.getTime(), 100) };

@@ -5,35 +5,18 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PromptState, TaskEvent } from '../../platform/runner-protocol.js';
-import { processGone, RunnerClient, sleep, waitForFile } from '../support/runner-client.js';
-import { spawnAgentry, stopChild, waitForOutput } from '../support/spawn-cli.js';
+import { processGone, sleep, waitForFile } from '../support/runner-client.js';
+import { startRunnerCli } from '../support/runner-cli.js';
+import type { CliRunner } from '../support/runner-cli.js';
+import { stopChild } from '../support/spawn-cli.js';
 
 const TOKEN = randomBytes(24).toString('base64url');
-const LISTENING = /^agentry runner listening on (http:\/\/127\.0\.0\.1:\d+)$/m;
-
-interface CliRunner {
-  child: ChildProcessWithoutNullStreams;
-  client: RunnerClient;
-}
 
 const children: ChildProcessWithoutNullStreams[] = [];
 /** Process groups of prompts that a SIGKILLed runner left behind: nothing else will end them. */
 const orphanGroups: number[] = [];
 
-/** The real `agentry runner` on a free port, with the working and state directories under `root`. */
-async function startCli(root: string): Promise<CliRunner> {
-  const child = spawnAgentry(['runner'], {
-    AGENTRY_RUNNER_TOKEN: TOKEN,
-    AGENTRY_RUNNER_PORT: '0',
-    AGENTRY_RUNNER_HOST: '127.0.0.1',
-    AGENTRY_RUNNER_WORKDIR: join(root, 'code'),
-    AGENTRY_RUNNER_STATE_DIR: join(root, 'state'),
-    AGENTRY_LOG_LEVEL: 'warn',
-  });
-  children.push(child);
-  const out = await waitForOutput(child, LISTENING, 60_000);
-  return { child, client: new RunnerClient(LISTENING.exec(out)?.[1] ?? '', TOKEN) };
-}
+const startCli = (root: string): Promise<CliRunner> => startRunnerCli(root, { token: TOKEN, children });
 
 const exited = (child: ChildProcessWithoutNullStreams): Promise<number | null> =>
   child.exitCode !== null || child.signalCode !== null

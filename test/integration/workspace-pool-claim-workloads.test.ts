@@ -6,7 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { AgentComputerType, SecretType } from '../../crds/index.js';
+import { z } from 'zod';
+import { AgentComputerSpecSchema, AgentComputerType, SecretType, apiVersionOf } from '../../crds/index.js';
 import type { AgentComputer, KubeObject, ResourceType, Runtime } from '../../crds/index.js';
 import { isTrueForGeneration } from '../../crds/conditions.js';
 import { addAgentComputerController } from '../../operator/agent-computer/controller.js';
@@ -29,6 +30,7 @@ import { claimMember, createPool } from '../support/pool-members.js';
 import { until } from '../support/until.js';
 
 const NAMESPACE = 'agentry-org-acme';
+const ContainerEnvSchema = z.array(z.object({ name: z.string(), value: z.string().optional() }));
 const WORKLOAD_TYPES: ResourceType[] = [
   PodType,
   ServiceType,
@@ -97,6 +99,42 @@ describe('the cluster runtimes, given a claimed member', () => {
       expect(await workloadObjects(store)).toEqual(before);
     },
   );
+});
+
+describe('the pod runtime, given a member and a workspace made without a pool', () => {
+  it("tells only the member's runner to warm up (AGENTRY_RUNNER_WARM_UP=true)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentry-pool-warm-env-'));
+    const store = await EmbeddedStore.open(dir);
+    try {
+      const runtime = new PodRuntime(clusterOptions(store));
+      const member = await storedMember(store, 'pod');
+      const plain = await store.create(AgentComputerType, {
+        apiVersion: apiVersionOf(AgentComputerType),
+        kind: AgentComputerType.kind,
+        metadata: { name: 'plain', namespace: NAMESPACE },
+        spec: AgentComputerSpecSchema.parse({ runtime: 'pod' }),
+      });
+      const signal = new AbortController().signal;
+      for (const ac of [member, plain])
+        await runtime.apply(
+          ac,
+          { tokenSecretName: `${ac.metadata.name}-runner-token`, token: 'tok' },
+          signal,
+        );
+      const warmUpOf = async (ac: AgentComputer): Promise<string | undefined> => {
+        const { items } = await store.list(PodType, { namespace: NAMESPACE });
+        const pod = items.find((p) => p.metadata.name.startsWith(`${ac.metadata.name}-`));
+        if (pod === undefined) throw new Error(`no pod for ${ac.metadata.name}`);
+        const env = pod.spec.containers.flatMap((c) => ContainerEnvSchema.parse(c.env ?? []));
+        return env.find((e) => e.name === 'AGENTRY_RUNNER_WARM_UP')?.value;
+      };
+      expect(await warmUpOf(member)).toBe('true');
+      expect(await warmUpOf(plain)).toBeUndefined();
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 const clusterOptions = (store: EmbeddedStore) => ({

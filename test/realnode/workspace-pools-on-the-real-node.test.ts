@@ -53,6 +53,21 @@ describe('a pod-runtime warm pool on the real node', () => {
     expect(processes).toMatch(/agentry runner/);
   }, 360_000);
 
+  it("warms its member's runner up before it listens, leaving nothing of it on the disk", async () => {
+    const d = deployment();
+    const [member] = await memberNames(d.orgNamespace);
+    const { pod } = await runnerPod(member ?? '');
+    const name = pod?.metadata.name ?? '';
+    const warmed = (await kubectl(['logs', '-n', d.orgNamespace, name]))
+      .split('\n')
+      .filter((line) => line.includes('"msg":"runner warmed up"'))
+      .map((line): unknown => JSON.parse(line));
+    expect(warmed).toEqual([expect.objectContaining({ status: 'succeeded' })]);
+    const onDisk = (dir: string) => kubectl(['exec', '-n', d.orgNamespace, name, '--', 'ls', '-A', dir]);
+    expect((await onDisk('/code')).trim()).toBe('');
+    expect((await onDisk('/var/lib/agentry-runner')).trim()).toBe('');
+  }, 120_000);
+
   it('takes its unclaimed members and their Pods with it when deleted', async () => {
     const d = deployment();
     const members = await memberNames(d.orgNamespace);

@@ -10,6 +10,9 @@ import {
   planRefill,
   takeCensus,
   FAILED_MEMBER_GRACE_MS,
+  REFILL_DELAY_MS,
+  deferredRefillDue,
+  refillTarget,
 } from '../../operator/workspace-pool/census.js';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
@@ -213,5 +216,50 @@ describe('planRefill', () => {
   it('changes nothing at the desired count', () => {
     const census = takeCensus([member({ name: 'a', isReady: true }), member({ name: 'b' })], NOW);
     expect(planRefill(census, 2)).toEqual({ create: 0, remove: [] });
+  });
+});
+
+describe('a claim replaced REFILL_DELAY_MS after it', () => {
+  const fixed = spec({ minReady: 3, maxReady: 3 });
+  const poolAfterClaimAgo = (ms: number) =>
+    takeCensus(
+      [
+        member({ name: 'a', isReady: true }),
+        member({ name: 'b', isReady: true }),
+        member({ name: 'c', state: 'claimed', isReady: true, claimedAt: ago(ms) }),
+      ],
+      NOW,
+    );
+
+  it('makes no replacement while the claim is younger, and looks again when it is due', () => {
+    const census = poolAfterClaimAgo(100);
+    const desired = desiredCount(fixed, census.recentClaims.length);
+    expect(planRefill(census, desired, refillTarget(fixed, census, NOW)).create).toBe(0);
+    expect(deferredRefillDue(census, NOW)).toBe(NOW.getTime() - 100 + REFILL_DELAY_MS);
+  });
+
+  it('makes the replacement once the claim is that old', () => {
+    const census = poolAfterClaimAgo(REFILL_DELAY_MS + 1);
+    const desired = desiredCount(fixed, census.recentClaims.length);
+    expect(planRefill(census, desired, refillTarget(fixed, census, NOW)).create).toBe(1);
+    expect(deferredRefillDue(census, NOW)).toBeUndefined();
+  });
+
+  it('defers the growth a young claim asks for too, then makes both', () => {
+    const growing = spec({ minReady: 2, maxReady: 10 });
+    const members = (claimedAgo: number) =>
+      takeCensus(
+        [
+          member({ name: 'a', isReady: true }),
+          member({ name: 'c', state: 'claimed', isReady: true, claimedAt: ago(claimedAgo) }),
+        ],
+        NOW,
+      );
+    const young = members(100);
+    const desired = desiredCount(growing, young.recentClaims.length);
+    expect(desired).toBe(3);
+    expect(planRefill(young, desired, refillTarget(growing, young, NOW)).create).toBe(0);
+    const due = members(REFILL_DELAY_MS + 1);
+    expect(planRefill(due, desired, refillTarget(growing, due, NOW)).create).toBe(2);
   });
 });
