@@ -127,13 +127,7 @@ add_result() { RESULTS+=("$1=$2"); }
 
 # ---- the base image ------------------------------------------------------------
 # debian_sources: mmdebstrap's mirror arguments: $DEBIAN_MIRROR, else apt's own sources.
-debian_sources() {
-  if [[ -n "${DEBIAN_MIRROR:-}" ]]; then
-    printf 'deb %s %s main\n' "$DEBIAN_MIRROR" "$DEBIAN_SUITE"
-  else
-    "$ROOT/images/debian-sources.sh" "$DEBIAN_SUITE"
-  fi
-}
+debian_sources() { "$ROOT/images/debian-sources.sh" "$DEBIAN_SUITE"; }
 
 # npm_pack <dir> <package@version> <integrity>: the package tarball, checked against the pin.
 npm_pack() {

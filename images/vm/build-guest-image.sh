@@ -107,14 +107,6 @@ timed() { # timed <label> <cmd...>: run, log wall time
   log "$label took $((SECONDS - start))s"
 }
 
-debian_sources() {
-  if [[ -n "${DEBIAN_MIRROR:-}" ]]; then
-    printf 'deb %s %s main\n' "$DEBIAN_MIRROR" "$DEBIAN_SUITE"
-  else
-    "$ROOT/images/debian-sources.sh" "$DEBIAN_SUITE"
-  fi
-}
-
 # add_application <rootfs>: Node, npm and /app of the runner image, as /usr/local and /opt/agentry.
 add_application() {
   local rootfs="$1" mnt
@@ -200,7 +192,7 @@ ensure_base_rootfs() {
     log "rootfs: $BASE_TAR is current"
     return
   fi
-  mapfile -t sources < <(debian_sources)
+  mapfile -t sources < <("$ROOT/images/debian-sources.sh" "$DEBIAN_SUITE")
   [[ ${#sources[@]} -gt 0 ]] || die "no '$DEBIAN_SUITE' source in apt's sources lists; set DEBIAN_MIRROR"
   w="$(mktemp -d "$CACHE/.tmp/rootfs.XXXXXX")"
   timed "rootfs: mmdebstrap" mmdebstrap --quiet --variant=minbase --include="$GUEST_PACKAGES" \

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile as execFileCallback } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
@@ -128,6 +128,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const machine of machines) await machine.kill();
+  // AGENTRY_VM_LOGS=<dir> keeps each boot's serial console (the guest's boot log) for a look later.
+  const keep = process.env.AGENTRY_VM_LOGS;
+  if (keep !== undefined && dir !== undefined) {
+    await mkdir(keep, { recursive: true });
+    for (const log of (await readdir(dir)).filter((f) => f.startsWith('serial-')))
+      await copyFile(join(dir, log), join(keep, log));
+  }
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   process.stderr.write(
     `[vm] figures (QEMU TCG emulation, ${String(guestCores)} vCPU): ${JSON.stringify(figures)}\n`,
@@ -212,7 +219,11 @@ describe('the kubevirt guest image booted with the runtime cloud-init', () => {
 });
 
 async function statusOfRunner(): Promise<{ startedAt: string }> {
-  const res = await fetch(`${endpoint}/v1/status`, { headers: { authorization: `Bearer ${token}` } });
+  // Cut off: while the guest reboots, QEMU accepts the forwarded connection and nothing answers it.
+  const res = await fetch(`${endpoint}/v1/status`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(5_000),
+  });
   return RunnerStatusSchema.parse(await res.json());
 }
 
