@@ -89,14 +89,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 mkdir -p "$CACHE/archives" "$CACHE/.tmp"
 CACHE="$(cd "$CACHE" && pwd -P)"
 
-# One build at a time per cache (a second run waits, then reuses what the first made).
-exec {LOCK_FD}>"$CACHE/.lock"
-if ! flock -n "$LOCK_FD"; then
-  log "waiting for another images/build.sh holding $CACHE/.lock"
-  flock "$LOCK_FD"
-fi
-# Leftovers of killed runs (nobody else can be using them while we hold the lock).
-find "$CACHE/.tmp" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+# shellcheck source=images/cache-lock.sh
+source "$ROOT/images/cache-lock.sh"
+lock_cache "$CACHE" images/build.sh
 
 TMP_DIRS=()
 CONTAINERS=()

@@ -79,12 +79,9 @@ RUNNER_IMAGE="$(sed -n 's/^AGENTRY_IMAGE_RUNNER=//p' "$RUNNER_ENV")"
 [[ -n "$RUNNER_IMAGE" ]] || die "images/build.sh named no runner image"
 RUNNER_ID="$(buildah inspect --type image --format '{{.FromImageID}}' "$RUNNER_IMAGE")"
 
-exec {LOCK_FD}>"$CACHE/.lock"
-if ! flock -n "$LOCK_FD"; then
-  log "waiting for another build-guest-image.sh holding $CACHE/.lock"
-  flock "$LOCK_FD"
-fi
-find "$CACHE/.tmp" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+# shellcheck source=images/cache-lock.sh
+source "$ROOT/images/cache-lock.sh"
+lock_cache "$CACHE" images/vm/build-guest-image.sh
 
 KEY="$( { cat "${BASH_SOURCE[0]}"; printf '%s\n' "$DEBIAN_SUITE" "$GUEST_PACKAGES" "$HEADROOM_MB" "$RUNNER_ID"; } |
   sha256sum | cut -c1-12)"
