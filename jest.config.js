@@ -47,6 +47,9 @@ export default {
       globalTeardown: '<rootDir>/test/realnode/harness/global-teardown.mjs',
       testPathIgnorePatterns: ['/harness-teardown\\.test\\.ts$'],
     }),
+    // The kubevirt runtime's guest disk built (images/vm/build-guest-image.sh) and booted under QEMU
+    // emulation with the runtime's cloud-init (test/vm/kubevirt-guest.test.ts); one VM at a time.
+    project('vm'),
     project('realnode-harness', {
       roots: ['<rootDir>/test/realnode'],
       testMatch: ['**/harness-teardown.test.ts'],

@@ -89,14 +89,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 mkdir -p "$CACHE/archives" "$CACHE/.tmp"
 CACHE="$(cd "$CACHE" && pwd -P)"
 
-# One build at a time per cache (a second run waits, then reuses what the first made).
-exec {LOCK_FD}>"$CACHE/.lock"
-if ! flock -n "$LOCK_FD"; then
-  log "waiting for another images/build.sh holding $CACHE/.lock"
-  flock "$LOCK_FD"
-fi
-# Leftovers of killed runs (nobody else can be using them while we hold the lock).
-find "$CACHE/.tmp" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+# shellcheck source=images/cache-lock.sh
+source "$ROOT/images/cache-lock.sh"
+lock_cache "$CACHE" images/build.sh
 
 TMP_DIRS=()
 CONTAINERS=()
@@ -127,13 +122,7 @@ add_result() { RESULTS+=("$1=$2"); }
 
 # ---- the base image ------------------------------------------------------------
 # debian_sources: mmdebstrap's mirror arguments: $DEBIAN_MIRROR, else apt's own sources.
-debian_sources() {
-  if [[ -n "${DEBIAN_MIRROR:-}" ]]; then
-    printf 'deb %s %s main\n' "$DEBIAN_MIRROR" "$DEBIAN_SUITE"
-  else
-    "$ROOT/images/debian-sources.sh" "$DEBIAN_SUITE"
-  fi
-}
+debian_sources() { "$ROOT/images/debian-sources.sh" "$DEBIAN_SUITE"; }
 
 # npm_pack <dir> <package@version> <integrity>: the package tarball, checked against the pin.
 npm_pack() {

@@ -7,11 +7,16 @@
 #         and *.sources)
 #
 # stdout: one "deb URI SUITE main" line for SUITE, SUITE-updates and SUITE-security each, the first
-# source that lists it, in the order found. Nothing when no source lists them.
+# source that lists it, in the order found. Nothing when no source lists them. With DEBIAN_MIRROR
+# set, only "deb $DEBIAN_MIRROR SUITE main" (the lists are not read).
 set -euo pipefail
 
 suite="${1:?usage: debian-sources.sh SUITE [FILE...]}"
 shift
+if [[ -n "${DEBIAN_MIRROR:-}" ]]; then
+  printf 'deb %s %s main\n' "$DEBIAN_MIRROR" "$suite"
+  exit 0
+fi
 files=("$@")
 if [[ ${#files[@]} -eq 0 ]]; then
   for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's test command (`npm test`): type check, lint, then jest in two runs. The real-node
+# The README's test command (`npm test`): type check, lint, then jest in three runs. The real-node
 # harness's own teardown test starts and kills nodes of its own, and only one real node may run on a
 # machine at a time, so it runs after the run that holds the realnode project's node.
 #
@@ -23,4 +23,6 @@ jest=(node --experimental-vm-modules node_modules/jest/bin/jest.js)
 status=0
 "${jest[@]}" --selectProjects unit integration browser cluster realnode $(json main) "$@" || status=1
 "${jest[@]}" --selectProjects realnode-harness --maxWorkers=1 $(json realnode-harness) "$@" || status=1
+# QEMU emulation takes both cores: the VM suite runs alone, after the others.
+"${jest[@]}" --selectProjects vm --maxWorkers=1 $(json vm) "$@" || status=1
 exit "$status"

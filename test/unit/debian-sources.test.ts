@@ -8,9 +8,14 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 const SCRIPT = resolve('images/debian-sources.sh');
+const { DEBIAN_MIRROR: _mirror, ...withoutMirror } = process.env;
 
 /** The script's output for `suite`, given sources-list files by name and content. */
-async function debianSources(suite: string, files: Record<string, string>): Promise<string[]> {
+async function debianSources(
+  suite: string,
+  files: Record<string, string>,
+  env: NodeJS.ProcessEnv = withoutMirror,
+): Promise<string[]> {
   const dir = await mkdtemp(join(tmpdir(), 'agentry-apt-sources-'));
   const paths = await Promise.all(
     Object.entries(files).map(async ([name, text]) => {
@@ -18,7 +23,7 @@ async function debianSources(suite: string, files: Record<string, string>): Prom
       return join(dir, name);
     }),
   );
-  const { stdout } = await promisify(execFile)(SCRIPT, [suite, ...paths]);
+  const { stdout } = await promisify(execFile)(SCRIPT, [suite, ...paths], { env });
   return stdout.split('\n').filter((line) => line !== '');
 }
 
@@ -41,6 +46,13 @@ Components: main
 `;
 
 describe('images/debian-sources.sh', () => {
+  it('names only DEBIAN_MIRROR for the suite when it is set', async () => {
+    const env = { ...withoutMirror, DEBIAN_MIRROR: 'http://mirror.example/debian' };
+    expect(await debianSources('bookworm', { 'debian.sources': DEB822 }, env)).toEqual([
+      'deb http://mirror.example/debian bookworm main',
+    ]);
+  });
+
   it('reads the suite, its updates and its security source from a deb822 file, skipping deb-src', async () => {
     expect(await debianSources('bookworm', { 'debian.sources': DEB822 })).toEqual([
       'deb http://mirror.example/debian bookworm main',

@@ -1,10 +1,9 @@
 // Our three images for the real node: built (or reused from the cache) by images/build.sh, the same
 // command a platform team runs, and handed to the node's containerd as docker-archive tars.
-import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { HarnessError } from '../../cluster/harness/tools.js';
+import { runKeyValueScript } from '../../support/key-value-script.js';
 import type { AgentryImages } from './install-agentry.js';
 
 const BuildOutputSchema = z.object({
@@ -23,21 +22,13 @@ export interface BuiltImages {
 
 /** Runs images/build.sh (progress on our stderr) and reads the KEY=value lines it wrote. */
 export async function buildAgentryImages(workdir: string): Promise<BuiltImages> {
-  const outFile = join(workdir, 'images.env');
-  const exitCode = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn('bash', ['images/build.sh', '--out', outFile], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    child.once('error', reject);
-    child.once('exit', resolve);
-  });
-  if (exitCode !== 0) {
-    throw new HarnessError(`images/build.sh failed (exit ${String(exitCode)}); its output above says why`);
-  }
-  const lines = (await readFile(outFile, 'utf8')).split('\n').filter((line) => line.includes('='));
   const built = BuildOutputSchema.parse(
-    Object.fromEntries(
-      lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    await runKeyValueScript(
+      'images/build.sh',
+      [],
+      join(workdir, 'images.env'),
+      (exitCode) =>
+        new HarnessError(`images/build.sh failed (exit ${String(exitCode)}); its output above says why`),
     ),
   );
   return {

@@ -1,11 +1,9 @@
 // Everything the real-node tests and the real-node bench stand on: the Debian packages, our images
 // (built or reused by images/build.sh), a harness cluster with one real node whose containerd holds
 // them, and Agentry installed on it with helm as a platform team would.
-import { execFile as execFileCallback } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { promisify } from 'node:util';
 import { HarnessError } from '../../cluster/harness/tools.js';
+import { ensureTestPackages } from '../../support/test-packages.js';
 import { buildAgentryImages } from './agentry-images.js';
 import { toEnvState } from './env.js';
 import type { RealNodeEnv } from './env.js';
@@ -15,19 +13,13 @@ import { startRealNode } from './node.js';
 import type { RealNode } from './node.js';
 import { destroyRealNode } from './teardown.js';
 
-const execFile = promisify(execFileCallback);
 const seconds = (since: number): string => ((Date.now() - since) / 1000).toFixed(1);
 
-async function ensurePackages(): Promise<void> {
-  const packages = (await readFile('scripts/test-packages.txt', 'utf8')).split('\n').filter((p) => p !== '');
-  try {
-    await execFile('bash', ['scripts/ensure-packages.sh', ...packages], { timeout: 600_000 });
-  } catch (err) {
-    throw new HarnessError('the real-node tests could not install the Debian packages they need', {
-      cause: err,
-    });
-  }
-}
+const ensurePackages = (): Promise<void> =>
+  ensureTestPackages(
+    (cause) =>
+      new HarnessError('the real-node tests could not install the Debian packages they need', { cause }),
+  );
 
 export interface RealNodeDeployment {
   node: RealNode;

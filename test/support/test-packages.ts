@@ -1,0 +1,17 @@
+// The Debian packages the heavy test projects stand on (scripts/test-packages.txt), installed by
+// scripts/ensure-packages.sh when missing, as CI's .ci/run does before the tests.
+import { execFile as execFileCallback } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+
+const execFile = promisify(execFileCallback);
+
+/** Installs what scripts/test-packages.txt names and is missing; `failure` says who needed it. */
+export async function ensureTestPackages(failure: (cause: unknown) => Error): Promise<void> {
+  const packages = (await readFile('scripts/test-packages.txt', 'utf8')).split('\n').filter((p) => p !== '');
+  try {
+    await execFile('bash', ['scripts/ensure-packages.sh', ...packages], { timeout: 600_000 });
+  } catch (err) {
+    throw failure(err);
+  }
+}
