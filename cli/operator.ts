@@ -4,8 +4,8 @@ import { startOperator } from '../operator/operator.js';
 import { notificationQueuesFromConfig } from '../platform/lake-notifications/queues.js';
 import { KubevirtRuntime } from '../operator/runtimes/kubevirt.js';
 import { PodRuntime } from '../operator/runtimes/pod.js';
-import { API_POD_PORT_NAME, egressThroughProxy, egressWith } from '../operator/runtimes/network-policy.js';
-import type { EgressOptions } from '../operator/runtimes/network-policy.js';
+import { apiServerPods, egressThroughProxy, egressWith } from '../operator/runtimes/network-policy.js';
+import type { ControlPlaneEgress, EgressOptions } from '../operator/runtimes/network-policy.js';
 import type { WorkloadRuntime } from '../operator/runtimes/types.js';
 import type { Config } from '../platform/config.js';
 import { ConfigSchema, loadConfig, publicUrlOf } from '../platform/config.js';
@@ -66,24 +66,23 @@ const modelGatewayUrl = (config: Config): string | undefined =>
   config.AGENTRY_MODEL_GATEWAY === 'enabled' ? config.AGENTRY_INTERNAL_URL : undefined;
 
 /** The API pods on their port, when workspaces reach the API server (the model gateway, the lake client). */
-const apiServerEgress = (config: Config): Pick<EgressOptions, 'apiServer'> =>
-  config.AGENTRY_INTERNAL_URL === undefined
-    ? {}
-    : { apiServer: { controlNamespace: config.AGENTRY_NAMESPACE, port: API_POD_PORT_NAME } };
+const apiServerTargets = (config: Config): ControlPlaneEgress[] =>
+  config.AGENTRY_INTERNAL_URL === undefined ? [] : [apiServerPods(config.AGENTRY_NAMESPACE)];
 
 /** With the egress proxy, workspaces reach only it, the API server (gateway, lake client), DNS and the installation's exceptions. */
 export function workspaceEgressOf(config: Config): EgressOptions | undefined {
   if (config.AGENTRY_EGRESS_PROXY_URL === undefined) return undefined;
   const proxy = new URL(config.AGENTRY_EGRESS_PROXY_URL);
   const port = proxy.port === '' ? (proxy.protocol === 'https:' ? 443 : 80) : Number(proxy.port);
+  const throughProxy = egressThroughProxy(
+    config.AGENTRY_NAMESPACE,
+    port,
+    config.AGENTRY_WORKLOAD_EGRESS_ALLOW,
+    config.AGENTRY_WORKLOAD_DNS_SERVERS,
+  );
   return {
-    ...egressThroughProxy(
-      config.AGENTRY_NAMESPACE,
-      port,
-      config.AGENTRY_WORKLOAD_EGRESS_ALLOW,
-      config.AGENTRY_WORKLOAD_DNS_SERVERS,
-    ),
-    ...apiServerEgress(config),
+    ...throughProxy,
+    controlPlane: [...apiServerTargets(config), ...(throughProxy.controlPlane ?? [])],
   };
 }
 
@@ -108,7 +107,7 @@ function clusterRuntimes(
     },
     egress: {
       ...egressWith(config.AGENTRY_WORKLOAD_EGRESS_ALLOW, config.AGENTRY_WORKLOAD_DNS_SERVERS),
-      ...apiServerEgress(config),
+      controlPlane: apiServerTargets(config),
     },
     workspaceEgress: workspaceEgressOf(config),
     // Context lakes: the lake server's image (pods) or VM disk (kubevirt), and what datasets may read.

@@ -26,7 +26,8 @@ export interface ControlPlaneEgress {
   /** The control-plane namespace. */
   namespace: string;
   apps: readonly string[];
-  port: number;
+  /** The pods' container port: its number, or its name (any Service port that maps to it). */
+  port: number | string;
 }
 
 export interface EgressOptions {
@@ -34,23 +35,27 @@ export interface EgressOptions {
   allow: readonly EgressRange[];
   /** Allow DNS (53/UDP and 53/TCP) to pods in kube-system, which the blocked ranges would cut off. */
   dns: boolean;
-  /** Allow the API server's pods (the model gateway, docs/adr/0009), which the blocked ranges would cut off. */
-  apiServer?: ApiServerEgress | undefined;
   /** With `dns`: also these resolvers (CIDRs), e.g. a node-local cache (AGENTRY_WORKLOAD_DNS_SERVERS). */
   dnsServers?: readonly string[];
-  /** Control-plane pods reachable besides (the egress proxy; the API server's model gateway). */
+  /**
+   * Control-plane pods reachable besides, which the blocked ranges would cut off: the API server
+   * (model gateway, lake client: apiServerPods) and the egress proxy.
+   */
   controlPlane?: readonly ControlPlaneEgress[];
-}
-
-/** Where workspaces reach the model gateway: the API pods of the control-plane namespace. */
-export interface ApiServerEgress {
-  controlNamespace: string;
-  /** The API container's port: its number, or its name (`http` in the chart: any Service port maps to it). */
-  port: number | string;
 }
 
 /** The API pods' container port name in the chart (charts/agentry/templates/api-deployment.yaml). */
 export const API_POD_PORT_NAME = 'http';
+
+/** The pods of the API server (its model gateway, the lake's read routes for the lake client). */
+export const API_SERVER_APPS: readonly string[] = ['agentry-api'];
+
+/** The API server's pods on their port, as workspaces reach them (docs/adr/0009, docs/adr/0010). */
+export const apiServerPods = (controlNamespace: string): ControlPlaneEgress => ({
+  namespace: controlNamespace,
+  apps: API_SERVER_APPS,
+  port: API_POD_PORT_NAME,
+});
 
 /**
  * The internet over IPv4, not the cluster's private ranges nor metadata. IPv6 egress is denied
@@ -119,9 +124,6 @@ const namespaceSelector = (namespace: string): { matchLabels: Record<string, str
   matchLabels: { [NAMESPACE_NAME_LABEL]: namespace },
 });
 
-/** The pods serving the model gateway (the API server). */
-export const MODEL_GATEWAY_APPS: readonly string[] = ['agentry-api'];
-
 /** Pods of these apps, in the control-plane namespace only (both selectors in one peer). */
 const controlPlanePeer = (controlNamespace: string, apps: readonly string[]): Record<string, unknown> => ({
   namespaceSelector: namespaceSelector(controlNamespace),
@@ -140,7 +142,6 @@ function egressRules(egress: EgressOptions): Record<string, unknown>[] {
     ],
     ...(range.port === undefined ? {} : { ports: [{ protocol: 'TCP', port: range.port }] }),
   }));
-  if (egress.apiServer !== undefined) rules.push(apiServerEgressRule(egress.apiServer));
   for (const target of egress.controlPlane ?? []) {
     rules.push({
       to: [controlPlanePeer(target.namespace, target.apps)],
@@ -160,14 +161,6 @@ function egressRules(egress: EgressOptions): Record<string, unknown>[] {
     });
   }
   return rules;
-}
-
-/** To the model gateway: the API pods of the control-plane namespace, on the API port only. */
-function apiServerEgressRule({ controlNamespace, port }: ApiServerEgress): Record<string, unknown> {
-  return {
-    to: [controlPlanePeer(controlNamespace, MODEL_GATEWAY_APPS)],
-    ports: [{ protocol: 'TCP', port }],
-  };
 }
 
 /** The NetworkPolicy of one workload; both policy types are listed, so an empty rule list denies all. */

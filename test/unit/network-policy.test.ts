@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../platform/config.js';
 import {
   EGRESS_PROXY_APP,
+  apiServerPods,
   egressThroughProxy,
   egressWith,
   runnerNetworkPolicy,
@@ -119,7 +120,7 @@ describe('runnerNetworkPolicy', () => {
   it("lets workspaces reach the API server's pods on the API port alone when the model gateway is on", () => {
     const policy = runnerNetworkPolicy({
       ...options,
-      egress: { allow: [], dns: false, apiServer: { controlNamespace: 'agentry-system', port: 'http' } },
+      egress: { allow: [], dns: false, controlPlane: [apiServerPods('agentry-system')] },
     });
     expect(policy.spec.egress).toEqual([
       {

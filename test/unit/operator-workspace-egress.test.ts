@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { workspaceEgressOf } from '../../cli/operator.js';
+import { API_SERVER_APPS, apiServerPods } from '../../operator/runtimes/network-policy.js';
 import { loadConfig } from '../../platform/config.js';
 
 const BASE = {
@@ -17,11 +18,13 @@ describe("the operator's workspace egress", () => {
           AGENTRY_MODEL_GATEWAY: gateway,
         }),
       );
-      expect(egress?.apiServer).toEqual({ controlNamespace: 'agentry-system', port: expect.any(String) });
+      expect(egress?.controlPlane).toContainEqual(apiServerPods('agentry-system'));
     }
   });
 
   it('allows no API pods when workspaces do not know the API server', () => {
-    expect(workspaceEgressOf(loadConfig(BASE))?.apiServer).toBeUndefined();
+    const targets = workspaceEgressOf(loadConfig(BASE))?.controlPlane ?? [];
+    expect(targets.map((target) => target.apps)).not.toContainEqual(API_SERVER_APPS);
+    expect(targets).toHaveLength(1); // the egress proxy alone
   });
 });
