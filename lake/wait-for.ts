@@ -118,9 +118,15 @@ export async function waitForObjects(
   const timeoutMs = waitTimeoutMs ?? DEFAULT_WAIT_FOR_MS;
   const deadline = Date.now() + timeoutMs;
   const sources = lake.datasetSources();
-  const checks = refs.map(async (ref) => {
-    const holders = holdersOf(ref, sources);
-    if (holders.length === 0) return `${described(ref)}: no dataset holds it`;
+  const held = refs.map((ref) => ({ ref, holders: holdersOf(ref, sources) }));
+  // Waiting cannot help an object outside every dataset's source: a mistake in the request.
+  const unheld = held.filter(({ holders }) => holders.length === 0).map(({ ref }) => described(ref));
+  if (unheld.length > 0)
+    throw new LakeError(
+      'bad_request',
+      `waitFor: no dataset's source holds ${unheld.slice(0, 5).join(', ')} (name the bucket and the full key)`,
+    );
+  const checks = held.map(async ({ ref, holders }) => {
     const etag = bareEtag(ref.etag);
     const reasons = await Promise.all(holders.map((holder) => applied(lake, holder, etag, deadline)));
     const reason = reasons.find((candidate) => candidate !== undefined);

@@ -97,8 +97,10 @@ export class LakeSql {
     if (deadline.aborted) return lakeTimedOut();
     if (!(err instanceof LakeRequestError)) return err instanceof Error ? err : new Error(String(err));
     if (err.unreachable) return err;
-    if (err.code === 'sql_error' || err.code === 'bad_request')
-      return new ApiError('sql_error', withoutEnginePaths(err.message, query));
+    if (err.code === 'sql_error') return new ApiError('sql_error', withoutEnginePaths(err.message, query));
+    // The request's part only the lake can check (a waitFor object no dataset holds, an ambiguous bucket).
+    if (err.code === 'bad_request')
+      return new ApiError('validation_error', withoutEnginePaths(err.message, query));
     if (err.code === 'result_too_large')
       return new ApiError(
         'payload_too_large',

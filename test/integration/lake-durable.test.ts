@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Dataset } from '../../crds/context-lake/types.js';
 import type { RunningLake } from '../../lake/server.js';
-import { LakeClient, LakeRequestError } from '../../platform/lake-client.js';
+import { LakeClient } from '../../platform/lake-client.js';
 import type { LakeConfigRequest, LakeStatus } from '../../platform/lake-protocol.js';
 import { startMoto } from '../support/moto.js';
 import type { RunningMoto } from '../support/moto.js';
@@ -261,10 +261,16 @@ describe('lake answers: freshness', () => {
     await expect(asked).rejects.toThrow(/events\/nowhere\.csv: absent from the source/);
   });
 
-  it('waitFor an object no dataset holds answers 504 not_applied at once', async () => {
-    const asked = client.sql({ query: 'SELECT 1', waitFor: [{ bucket: 'elsewhere', key: 'x.csv' }] });
-    await expect(asked).rejects.toBeInstanceOf(LakeRequestError);
-    await expect(asked).rejects.toThrow(/s3:\/\/elsewhere\/x\.csv: no dataset holds it/);
+  it('waitFor an object no dataset holds answers 400 bad_request at once, without waiting', async () => {
+    const started = Date.now();
+    const asked = client.sql({
+      query: 'SELECT 1',
+      waitFor: [{ bucket: 'elsewhere', key: 'x.csv' }],
+      waitTimeoutMs: 30_000,
+    });
+    await expect(asked).rejects.toMatchObject({ status: 400, code: 'bad_request' });
+    await expect(asked).rejects.toThrow(/no dataset's source holds s3:\/\/elsewhere\/x\.csv/);
+    expect(Date.now() - started).toBeLessThan(25_000); // it did not wait out the 30 s
   });
 });
 
