@@ -1,11 +1,11 @@
 // A real node beside KWOK's fake ones: containerd, kubelet, kube-proxy, kube-router, CoreDNS and
 // local-path-provisioner on this machine, joined to a harness cluster (see NOTES.md next to this file).
-import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterStateOf, kubectl, startCluster } from '../../cluster/harness/cluster.js';
 import type { ClusterState } from '../../cluster/harness/cluster.js';
-import { HarnessError, buildRealNodeTools } from '../../cluster/harness/tools.js';
+import { HarnessError, buildRealNodeTools, run } from '../../cluster/harness/tools.js';
 import type { RealNodeTools } from '../../cluster/harness/tools.js';
 import { localPathObjects, startCoreDns, startKubeRouter, startLocalPathProvisioner } from './addons.js';
 import { importImage, startContainerd } from './containerd.js';
@@ -58,10 +58,42 @@ export interface StartRealNodeOptions {
    * kubelet starts. The integrator's images/build.sh output goes here.
    */
   imageArchives?: string[];
+  /**
+   * The kubelet's root directory, when it must be a fixed host path: KubeVirt's virt-handler finds
+   * pods' volumes under /var/lib/kubelet whatever the kubelet's flags say. It must not exist yet
+   * (another kubelet's); teardown removes it. Default: under the workdir.
+   */
+  kubeletRoot?: string;
+  /**
+   * Host directories that pods mount with Bidirectional propagation (KubeVirt's virt-handler: the
+   * kubelet root, /run/kubevirt). containerd allows that only on a shared mount, and this machine's
+   * root filesystem is private: each becomes a shared bind mount of itself, undone at teardown.
+   */
+  sharedHostDirs?: string[];
 }
 
 async function saveState(state: RealNodeState): Promise<void> {
   await writeFile(nodePaths(state.workdir).state, JSON.stringify(state));
+}
+
+/** Each directory a shared bind mount of itself, recorded first so that teardown finds it. */
+async function shareHostDirs(state: RealNodeState, dirs: string[]): Promise<void> {
+  for (const dir of dirs) {
+    state.sharedMounts = [...(state.sharedMounts ?? []), dir];
+    await saveState(state);
+    await mkdir(dir, { recursive: true });
+    await run('mount', ['--bind', dir, dir]);
+    await run('mount', ['--make-rshared', dir]);
+  }
+}
+
+/** A fixed kubelet root must be ours alone: refuse one that exists (another kubelet's, or a leftover). */
+async function requireFreeKubeletRoot(root: string | undefined): Promise<void> {
+  if (root === undefined) return;
+  const entries = await readdir(root).catch(() => null);
+  if (entries !== null && entries.length > 0) {
+    throw new HarnessError(`${root} exists and is not empty: another kubelet's? Remove it first`);
+  }
 }
 
 /** Records a daemon's pid at once, so that a kill -9 right after still finds it. */
@@ -97,7 +129,7 @@ async function startNodeComponents(
   cluster: ClusterState,
   tools: RealNodeTools,
 ): Promise<number> {
-  const paths = nodePaths(state.workdir);
+  const paths = nodePaths(state.workdir, state.kubeletRoot);
   const forwarded: [string, number][] = [['apiserver', portOf(await apiserverUrl(cluster))]];
   if (cluster.motoUrl !== undefined) forwarded.push(['moto', portOf(cluster.motoUrl)]);
   for (const [name, port] of forwarded) {
@@ -134,10 +166,18 @@ export async function startRealNode(options: StartRealNodeOptions = {}): Promise
   await requireHost();
   await acquireNodeLock();
   await reapStaleRealNodes();
+  await requireFreeKubeletRoot(options.kubeletRoot);
   const ownerPid = options.ownerPid ?? process.pid;
   const workdir = await mkdtemp(join(tmpdir(), WORKDIR_PREFIX));
-  const paths = nodePaths(workdir);
-  const state: RealNodeState = { ownerPid, workdir, baseline: await takeBaseline(), pids: [] };
+  const { kubeletRoot } = options;
+  const paths = nodePaths(workdir, kubeletRoot);
+  const state: RealNodeState = {
+    ownerPid,
+    workdir,
+    baseline: await takeBaseline(),
+    pids: [],
+    ...(kubeletRoot === undefined ? {} : { kubeletRoot }),
+  };
   await saveState(state);
   let stopped = false;
   const stop = async (): Promise<void> => {
@@ -146,6 +186,7 @@ export async function startRealNode(options: StartRealNodeOptions = {}): Promise
     await destroyRealNode(state);
   };
   try {
+    await shareHostDirs(state, options.sharedHostDirs ?? []);
     const tools = await buildRealNodeTools(join(workdir, 'tools.env'));
     Object.assign(state, { kubeProxy: tools.KUBE_PROXY, kubeRouter: tools.KUBE_ROUTER });
     await setUpNetwork(paths, state.baseline.uplink);
