@@ -48,6 +48,7 @@ func Create() (*Libnbd, error) { return nil, unsupported("create") }
 
 func (h *Libnbd) AddMetaContext(name string) error { return unsupported("add_meta_context") }
 func (h *Libnbd) ConnectUri(uri string) error      { return unsupported("connect_uri") }
+func (h *Libnbd) GetSize() (uint64, error)         { return 0, unsupported("get_size") }
 func (h *Libnbd) Pread(buf []byte, offset uint64, optargs *PreadOptargs) error {
 	return unsupported("pread")
 }
