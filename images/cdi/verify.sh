@@ -35,7 +35,7 @@ starts() {
 check_importer_tools() {
   local lib out
   for lib in /usr/bin/qemu-img /usr/sbin/nbdkit /usr/bin/nbdkit; do
-    in_image test -x "$lib" || continue
+    in_image test -x "$lib" 2>/dev/null || continue
     out="$(in_image ldd "$lib")"
     [[ "$out" != *"not found"* ]] || die "$component: $lib: unresolved libraries: $out"
   done
@@ -52,7 +52,7 @@ for component in operator controller apiserver uploadproxy importer cloner uploa
   image="$REGISTRY/cdi-$component:$CDI_VERSION"
   CONTAINER="$(buildah from --pull=never "$image")" || die "no image $image (run images/cdi/build.sh)"
   user="$(buildah inspect --type image --format '{{.Docker.Config.User}}' "$image")"
-  entry="$(buildah inspect --type image --format '{{json .Docker.Config.Entrypoint}}' "$image")"
+  entry="$(buildah inspect --type image --format '{{.Docker.Config.Entrypoint}}' "$image")"
   [[ "$user" == 1001 ]] || die "$image runs as '$user', not 1001"
   printf 'ok %s: user %s, entrypoint %s\n' "$component" "$user" "$entry"
   case "$component" in
