@@ -1,9 +1,8 @@
 # shellcheck shell=bash
 # Sourced by images/cdi/build.sh: the Debian roots and CDI's seven images, as cmd/*/BUILD.bazel
 # describes them (CentOS roots there; Debian's packages here). Needs from the caller: CDI_VERSION,
-# REGISTRY, DEBIAN_SUITE, BASE_PACKAGES, IMPORTER_PACKAGES, CDI_UID, KEEP_ARCHIVES, CACHE, FORCE,
-# HERE, ROOT, CDI_BIN, CDI_BIN_KEY, CONTAINERS, log, die, timed, sha, new_tmp, image_label,
-# add_result.
+# REGISTRY, DEBIAN_SUITE, BASE_PACKAGES, IMPORTER_PACKAGES, CDI_UID, CACHE, FORCE, ROOT, CDI_BIN,
+# CDI_BIN_KEY, log, die, and images/build-helpers.sh.
 
 # component|root|entrypoint (space separated)|workdir|extra programs in /usr/bin
 CDI_IMAGE_SPECS=(
@@ -84,22 +83,6 @@ build_cdi_image() {
   CONTAINERS=()
 }
 
-# ensure_archive <image> <key>: sets ARCHIVE to the image's docker-archive in the cache.
-ensure_archive() {
-  local image="$1" key="$2" stem archive w
-  stem="$(basename "${image%%:*}")-$CDI_VERSION"
-  archive="$CACHE/archives/$stem-${key:0:12}.tar"
-  if [[ $FORCE == 1 || ! -s "$archive" ]]; then
-    new_tmp archive; w="$NEW_TMP"
-    timed "$stem: docker-archive" buildah push --quiet "$image" "docker-archive:$w/image.tar:$image" >&2
-    mv -f "$w/image.tar" "$archive"
-  fi
-  touch "$archive"
-  # shellcheck disable=SC2012 # names are ours: <stem>-<12 hex>.tar
-  ls -1t "$CACHE/archives/$stem"-????????????.tar | tail -n +$((KEEP_ARCHIVES + 1)) | xargs -r rm -f
-  ARCHIVE="$archive"
-}
-
 ensure_all_images() {
   local spec component rootname entrypoint workdir extra programs root_image key image images_file
   local -A roots
@@ -121,7 +104,7 @@ ensure_all_images() {
       timed "$component: image" build_cdi_image "$component" "$root_image" "$entrypoint" "$workdir" \
         "$programs" "$key" "$image"
     fi
-    ensure_archive "$image" "$key"
+    ensure_archive "$image" "cdi-$component-$CDI_VERSION-${key:0:12}"
     add_result "CDI_IMAGE_${component^^}_ARCHIVE" "$ARCHIVE"
     printf '%s\n' "$image" >>"$images_file.tmp"
   done
