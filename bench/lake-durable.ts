@@ -16,14 +16,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Dataset } from '../crds/context-lake/types.js';
 import type { RunningLake } from '../lake/server.js';
 import { LakeClient } from '../platform/lake-client.js';
 import type { LakeRefreshOutcome, LakeStatus } from '../platform/lake-protocol.js';
 import { startTestLake } from '../test/support/lake-server.js';
-import { startMoto } from '../test/support/moto.js';
+import { motoDataset, motoS3Client, startMoto } from '../test/support/moto.js';
 import { loadAverage, ms, ratio } from './support/format.js';
 
 const WAKE_MB = (process.env.BENCH_WAKE_MB ?? '10,1024').split(',').map(Number);
@@ -43,21 +44,8 @@ let s3: S3Client;
 let motoUrl: string;
 let generation = 0;
 
-function dataset(name: string, from: string, format: 'csv' | 'parquet'): Dataset {
-  return {
-    name,
-    from: `s3://${BUCKET}/${from}`,
-    params: {
-      s3_auth: 'key',
-      s3_key: 'bench',
-      s3_secret: 'bench-secret',
-      s3_endpoint: motoUrl,
-      allow_http: 'true',
-      s3_region: 'us-east-1',
-      file_format: format,
-    },
-  };
-}
+const dataset = (name: string, path: string, format: 'csv' | 'parquet'): Dataset =>
+  motoDataset({ url: motoUrl, bucket: BUCKET }, name, path, { file_format: format });
 
 async function makePart(file: string, rows: number, offset: number): Promise<Buffer> {
   const instance = await DuckDBInstance.create(':memory:');
@@ -236,12 +224,7 @@ async function main(): Promise<void> {
   work = await mkdtemp(join(tmpdir(), 'agentry-bench-durable-'));
   const moto = await startMoto();
   motoUrl = moto.url;
-  s3 = new S3Client({
-    endpoint: motoUrl,
-    forcePathStyle: true,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'bench', secretAccessKey: 'bench-secret' },
-  });
+  s3 = motoS3Client(motoUrl);
   try {
     await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
     const prefix = PREFIX_OBJECTS > 0 ? await prefixRows() : [];

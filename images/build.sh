@@ -93,32 +93,8 @@ CACHE="$(cd "$CACHE" && pwd -P)"
 source "$ROOT/images/cache-lock.sh"
 lock_cache "$CACHE" images/build.sh
 
-TMP_DIRS=()
-CONTAINERS=()
-cleanup() {
-  local c d
-  for c in "${CONTAINERS[@]}"; do buildah rm "$c" >/dev/null 2>&1 || true; done
-  for d in "${TMP_DIRS[@]}"; do rm -rf "$d"; done
-}
-trap cleanup EXIT
-# new_tmp <name>: sets NEW_TMP to a fresh directory, removed on exit (not in a subshell: the
-# EXIT trap must see it).
-new_tmp() { NEW_TMP="$(mktemp -d "$CACHE/.tmp/$1.XXXXXX")"; TMP_DIRS+=("$NEW_TMP"); }
-
-timed() { # timed <label> <cmd...>: run, log wall time
-  local label="$1" start=$SECONDS; shift
-  "$@"
-  log "$label took $((SECONDS - start))s"
-}
-
-sha() { sha256sum | cut -c1-64; }
-image_id() { buildah inspect --type image --format '{{.FromImageID}}' "$1" 2>/dev/null; }
-image_label() { # image_label <image> <label>
-  buildah inspect --type image --format "{{index .Docker.Config.Labels \"$2\"}}" "$1" 2>/dev/null
-}
-
-RESULTS=()
-add_result() { RESULTS+=("$1=$2"); }
+# shellcheck source=images/build-helpers.sh
+source "$ROOT/images/build-helpers.sh"
 
 # ---- the base image ------------------------------------------------------------
 # debian_sources: mmdebstrap's mirror arguments: $DEBIAN_MIRROR, else apt's own sources.
@@ -191,23 +167,6 @@ ensure_base() {
   add_result NODE_BASE_IMAGE_ARCHIVE "$ARCHIVE"
 }
 
-# ---- archives ------------------------------------------------------------------
-# ensure_archive <image> <file stem>: sets ARCHIVE to the image's docker-archive in the cache
-# (written once, renamed into place when complete); older ones of the same image are pruned.
-ensure_archive() {
-  local image="$1" stem="$2" archive w
-  archive="$CACHE/archives/$stem.tar"
-  if [[ $FORCE == 1 || ! -s "$archive" ]]; then
-    new_tmp archive; w="$NEW_TMP"
-    timed "$stem: docker-archive" buildah push --quiet "$image" "docker-archive:$w/image.tar:$image" >&2
-    mv -f "$w/image.tar" "$archive"
-  fi
-  touch "$archive"
-  # shellcheck disable=SC2012 # names are ours: <stem without key>-<12 hex>.tar
-  ls -1t "$CACHE/archives/${stem%-*}"-????????????.tar | tail -n +$((KEEP_ARCHIVES + 1)) | xargs -r rm -f
-  ARCHIVE="$archive"
-}
-
 # ---- the application images -------------------------------------------------------
 # source_key <dockerfile> <extra...>: a hash of everything the image is built from.
 source_key() {
@@ -257,9 +216,4 @@ for p in ${ONLY//,/ }; do
 done
 log "done in $((SECONDS - START))s"
 
-printf '%s\n' "${RESULTS[@]}"
-if [[ -n "$OUT_FILE" ]]; then
-  mkdir -p "$(dirname "$OUT_FILE")"
-  printf '%s\n' "${RESULTS[@]}" >"$OUT_FILE.tmp.$$"
-  mv -f "$OUT_FILE.tmp.$$" "$OUT_FILE"
-fi
+print_results

@@ -8,8 +8,9 @@ import type { Catalog, StoredObject } from './catalog.js';
 import type { LakeEngine } from './engine.js';
 import { messageOf, withoutServerPaths } from './errors.js';
 import { refreshDataset } from './refresh.js';
-import type { KeyChange, RefreshWork } from './refresh.js';
-import { bareEtag } from './sources/index.js';
+import { keyChangesOf } from './refresh-plan.js';
+import { RefreshQueue } from './refresh-queue.js';
+import type { RefreshWork } from './refresh.js';
 import type { SourceContext } from './sources/index.js';
 import { dropDatasetStatements } from './tables.js';
 import { clip, dropUnwantedViews, recreateViews } from './views.js';
@@ -43,14 +44,7 @@ interface Desired {
   revision: string | undefined;
 }
 
-/** Work queued for a dataset, and the waitFor callers to wake when it is done. */
-interface Pending extends RefreshWork {
-  waiters: (() => void)[];
-}
-
 type Phase = LakeDatasetState['status'];
-
-const rank = (work: Pick<RefreshWork, 'full' | 'check'>): number => (work.full ? 2 : work.check ? 1 : 0);
 
 export class Lake {
   private desired: Desired | undefined;
@@ -59,7 +53,7 @@ export class Lake {
   private viewsStale = false;
   /** The first config after a start checks the datasets the file already holds. */
   private woken = false;
-  private readonly pending = new Map<string, Pending>();
+  private readonly refreshes = new RefreshQueue();
   private readonly phases = new Map<string, { phase: Phase; error?: string }>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private views: Record<string, ViewState> = {};
@@ -183,15 +177,7 @@ export class Lake {
     for (const { name, source } of this.datasetSources())
       if (source.connector === 's3') buckets.set(name, source.bucket);
     for (const name of accepted) {
-      // A change of another bucket's key of the same name is not this dataset's.
-      const mine: KeyChange[] = changes
-        .filter((change) => change.dataset === name && buckets.get(name) === change.bucket)
-        .map((change) => ({
-          key: change.key,
-          event: change.event,
-          etag: bareEtag(change.etag),
-          sequencer: change.sequencer,
-        }));
+      const mine = keyChangesOf(name, buckets.get(name), changes);
       if (mode === 'full') this.queue(name, { full: true, check: false, changes: [], trigger: 'request' });
       else if (mine.length > 0)
         this.queue(name, { full: false, check: false, changes: mine, trigger: 'event' });
@@ -220,24 +206,11 @@ export class Lake {
     this.timers.clear();
     this.current?.abort.abort();
     await this.work;
-    for (const entry of this.pending.values()) for (const wake of entry.waiters) wake();
-    this.pending.clear();
+    this.refreshes.clear();
   }
 
   private queue(name: string, work: RefreshWork, waiter?: () => void): void {
-    const entry = this.pending.get(name) ?? {
-      full: false,
-      check: false,
-      changes: [],
-      trigger: work.trigger,
-      waiters: [],
-    };
-    if (rank(work) >= rank(entry)) entry.trigger = work.trigger;
-    entry.full ||= work.full;
-    entry.check ||= work.check;
-    entry.changes.push(...work.changes);
-    if (waiter !== undefined) entry.waiters.push(waiter);
-    this.pending.set(name, entry);
+    this.refreshes.add(name, work, waiter);
     this.showQueued(name, work);
   }
 
@@ -268,19 +241,12 @@ export class Lake {
 
   private async converge(): Promise<void> {
     while (!this.closed) {
-      const next = this.nextPending();
+      const next = this.refreshes.next();
       if (this.configChanged) await this.plan();
       else if (next !== undefined) await this.process(next);
       else if (this.viewsStale) await this.applyViews();
       else return;
     }
-  }
-
-  /** Loads first (in config order), then the other refreshes in the order they came. */
-  private nextPending(): string | undefined {
-    for (const [name, entry] of this.pending) if (entry.full) return name;
-    const [first] = this.pending.keys();
-    return first;
   }
 
   /**
@@ -294,11 +260,7 @@ export class Lake {
     await dropUnwantedViews(engine, this.desired?.config);
     const datasets = this.desired?.config.datasets ?? [];
     const wanted = new Set(datasets.map((dataset) => dataset.name));
-    for (const [name, entry] of [...this.pending]) {
-      if (wanted.has(name)) continue;
-      this.pending.delete(name);
-      for (const wake of entry.waiters) wake();
-    }
+    this.refreshes.keepOnly(wanted);
     for (const name of catalog.names()) {
       if (wanted.has(name)) continue;
       await engine.transaction([...dropDatasetStatements(name), ...catalog.dropStatements(name)]);
@@ -315,7 +277,7 @@ export class Lake {
     for (const { name, source } of this.datasetSources()) {
       if (source.checkIntervalMs === undefined) continue;
       const timer = setInterval(() => {
-        if (this.pending.get(name)?.check === true) return;
+        if (this.refreshes.checkQueued(name)) return;
         this.queue(name, { full: false, check: true, changes: [], trigger: 'interval' });
         this.kick();
       }, source.checkIntervalMs);
@@ -325,8 +287,7 @@ export class Lake {
   }
 
   private async process(name: string): Promise<void> {
-    const entry = this.pending.get(name);
-    this.pending.delete(name);
+    const entry = this.refreshes.take(name);
     if (entry === undefined) return;
     try {
       await this.refreshOne(name, entry);

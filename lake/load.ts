@@ -131,6 +131,7 @@ async function download(
   });
   return staged;
 }
+
 /**
  * DuckDB's messages name the local files: name the objects instead. The `LINE 1: ...` excerpt
  * quotes the lake's own SQL (cut mid-path), which tells the user nothing: drop it.
@@ -139,6 +140,45 @@ function inObjectTerms(message: string, files: readonly StagedFile[], dir: strin
   let out = (message.split(/\n\s*LINE \d+:/)[0] ?? message).trim().replace(/^Error: /, '');
   for (const file of files) out = out.replaceAll(file.local, file.display);
   return out.replaceAll(dir, '<staging>');
+}
+
+/** Reads the downloaded files into the dataset's staging table; answers the rows of each object id. */
+async function readStaged(
+  engine: LakeEngine,
+  name: string,
+  source: DatasetSource,
+  files: readonly StagedFile[],
+  dir: string,
+  signal: AbortSignal,
+): Promise<Map<number, number>> {
+  const table = stagingTable(name);
+  let counted: unknown[];
+  try {
+    await engine.run(
+      [
+        `DROP TABLE IF EXISTS ${table}`,
+        `CREATE TABLE ${table} AS ${objectRowsSql(
+          files.map((file) => file.local),
+          source,
+        )}`,
+      ],
+      signal,
+    );
+    counted = await engine.rows(
+      `SELECT ${identifier(OBJECT_COLUMN)} AS id, count(*) AS n FROM ${table} GROUP BY 1`,
+    );
+  } catch (err) {
+    if (signal.aborted) throw err;
+    throw new LoadError(
+      `cannot read the data as ${source.format}: ${inObjectTerms(messageOf(err), files, dir)}`,
+      { cause: err },
+    );
+  }
+  const rowsById = new Map<number, number>();
+  for (const row of counted)
+    if (typeof row === 'object' && row !== null && 'id' in row && 'n' in row)
+      rowsById.set(Number(row.id), Number(row.n));
+  return rowsById;
 }
 
 /**
@@ -165,33 +205,7 @@ export async function stageObjects(
         cause: err,
       });
     }
-    const table = stagingTable(name);
-    let counted: unknown[];
-    try {
-      await engine.run(
-        [
-          `DROP TABLE IF EXISTS ${table}`,
-          `CREATE TABLE ${table} AS ${objectRowsSql(
-            files.map((file) => file.local),
-            source,
-          )}`,
-        ],
-        signal,
-      );
-      counted = await engine.rows(
-        `SELECT ${identifier(OBJECT_COLUMN)} AS id, count(*) AS n FROM ${table} GROUP BY 1`,
-      );
-    } catch (err) {
-      if (signal.aborted) throw err;
-      throw new LoadError(
-        `cannot read the data as ${source.format}: ${inObjectTerms(messageOf(err), files, dir)}`,
-        { cause: err },
-      );
-    }
-    const rowsById = new Map<number, number>();
-    for (const row of counted)
-      if (typeof row === 'object' && row !== null && 'id' in row && 'n' in row)
-        rowsById.set(Number(row.id), Number(row.n));
+    const rowsById = await readStaged(engine, name, source, files, dir, signal);
     return {
       objects: files.map((file) => ({
         key: file.object.key,

@@ -7,7 +7,9 @@ import { identifier } from './engine.js';
 import { stageObjects } from './load.js';
 import type { StagedBatch } from './load.js';
 import { readerFor } from './sources/index.js';
-import type { DatasetReader, ObjectVersion, SourceContext, SourceObject } from './sources/index.js';
+import type { DatasetReader, SourceContext } from './sources/index.js';
+import { diffListing, mergeObjects, planChanges, sameVersion } from './refresh-plan.js';
+import type { KeyChange, RefreshPlan } from './refresh-plan.js';
 import { OBJECT_COLUMN, columnsFit, dataTable, datasetViewStatements, stagingTable } from './tables.js';
 
 /**
@@ -19,14 +21,6 @@ import { OBJECT_COLUMN, columnsFit, dataTable, datasetViewStatements, stagingTab
  */
 
 export type RefreshTrigger = LakeRefreshOutcome['trigger'];
-
-/** A key to bring up to date alone: `created` looks at the source (the object may be gone again). */
-export interface KeyChange {
-  key: string;
-  event: 'created' | 'removed';
-  etag?: string | undefined;
-  sequencer?: string | undefined;
-}
 
 /** What a refresh is asked to do; the strongest wins (full, then check, then changes). */
 export interface RefreshWork {
@@ -43,34 +37,9 @@ export interface RefreshContext {
   now: () => Date;
 }
 
-interface Plan {
-  fetch: SourceObject[];
-  removed: string[];
-  /** Keys whose data stays but whose last event moved on. */
-  sequencers: Map<string, string>;
-}
-
 /** A fetched object's columns do not fit the table. */
 class SchemaChanged extends Error {
   override name = 'SchemaChanged';
-}
-
-/**
- * S3 sequencers are hex strings of varying length: left-padded with zeros to the same length, the
- * larger is the later change of a key (AWS's rule for comparing them).
- */
-export function compareSequencers(a: string, b: string): number {
-  const width = Math.max(a.length, b.length);
-  const left = a.toLowerCase().padStart(width, '0');
-  const right = b.toLowerCase().padStart(width, '0');
-  return left < right ? -1 : left > right ? 1 : 0;
-}
-
-/** Same data: equal ETags, or without them equal LastModified and size; unknown is different. */
-export function sameVersion(stored: ObjectVersion, current: ObjectVersion): boolean {
-  if (stored.etag !== undefined && current.etag !== undefined) return stored.etag === current.etag;
-  if (stored.lastModified === undefined || stored.size === undefined) return false;
-  return stored.lastModified === current.lastModified && stored.size === current.size;
 }
 
 /**
@@ -91,7 +60,9 @@ export async function refreshDataset(
   try {
     if (stored === undefined || stored.definition !== definition) return await run.full('load', undefined);
     if (work.full) return await run.full(work.trigger, stored);
-    const plan = work.check ? await run.diffListing(stored) : await run.planChanges(stored, work.changes);
+    const plan = work.check
+      ? diffListing(stored, await reader.list(signal))
+      : await planChanges(stored, work.changes, (key) => reader.head(key, signal));
     try {
       return await run.incremental(stored, plan, work.trigger);
     } catch (err) {
@@ -170,54 +141,11 @@ class Refresh {
     return next;
   }
 
-  /** The listing against the catalog: new and changed objects to fetch, missing ones to delete. */
-  async diffListing(stored: StoredDataset): Promise<Plan> {
-    const listed = await this.reader.list(this.signal);
-    const keys = new Set(listed.map((object) => object.key));
-    return {
-      fetch: listed.filter((object) => {
-        const before = stored.objects.get(object.key);
-        return before === undefined || !sameVersion(before, object);
-      }),
-      removed: [...stored.objects.keys()].filter((key) => !keys.has(key)),
-      sequencers: new Map(),
-    };
-  }
-
-  /** Each key as the source holds it now; a redelivered or older event changes nothing. */
-  async planChanges(stored: StoredDataset, changes: readonly KeyChange[]): Promise<Plan> {
-    const plan: Plan = { fetch: [], removed: [], sequencers: new Map() };
-    for (const change of latestPerKey(changes))
-      await this.planChange(stored.objects.get(change.key), change, plan);
-    return plan;
-  }
-
-  private async planChange(before: StoredObject | undefined, change: KeyChange, plan: Plan): Promise<void> {
-    const { key, sequencer } = change;
-    if (isStale(change, before)) return;
-    if (change.event === 'removed') {
-      if (before !== undefined) plan.removed.push(key);
-      return;
-    }
-    // Data unchanged: only the newer sequencer is recorded.
-    const keep = (): void => {
-      if (before !== undefined && sequencer !== undefined) plan.sequencers.set(key, sequencer);
-    };
-    if (change.etag !== undefined && before?.etag === change.etag) {
-      keep();
-      return;
-    }
-    const current = await this.reader.head(key, this.signal);
-    if (current === undefined) {
-      if (before !== undefined) plan.removed.push(key);
-    } else if (before !== undefined && sameVersion(before, current)) keep();
-    else {
-      plan.fetch.push(current);
-      if (sequencer !== undefined) plan.sequencers.set(key, sequencer);
-    }
-  }
-
-  async incremental(stored: StoredDataset, plan: Plan, trigger: RefreshTrigger): Promise<StoredDataset> {
+  async incremental(
+    stored: StoredDataset,
+    plan: RefreshPlan,
+    trigger: RefreshTrigger,
+  ): Promise<StoredDataset> {
     const { engine, catalog } = this.context;
     const batch =
       plan.fetch.length === 0
@@ -260,58 +188,6 @@ class Refresh {
     catalog.commit(next);
     return next;
   }
-}
-
-/** A change older than (or the same as) the last one applied to its key. */
-function isStale(change: KeyChange, before: StoredObject | undefined): boolean {
-  if (change.sequencer === undefined || before?.sequencer === undefined) return false;
-  return compareSequencers(change.sequencer, before.sequencer) <= 0;
-}
-
-/** The catalog's objects after a plan: fetched ones with new ids, removed and replaced ones gone. */
-function mergeObjects(
-  stored: StoredDataset,
-  plan: Plan,
-  batch: StagedBatch | undefined,
-): { objects: Map<string, StoredObject>; upserted: StoredObject[]; replacedIds: number[] } {
-  const objects = new Map(stored.objects);
-  const upserted: StoredObject[] = [];
-  const fetched = new Set(plan.fetch.map((object) => object.key));
-  for (const [key, sequencer] of plan.sequencers) {
-    const before = objects.get(key);
-    if (before === undefined || fetched.has(key)) continue;
-    const updated = { ...before, sequencer };
-    objects.set(key, updated);
-    upserted.push(updated);
-  }
-  const replacedIds: number[] = [];
-  for (const key of [...plan.removed, ...fetched]) {
-    const before = objects.get(key);
-    if (before !== undefined) replacedIds.push(before.id);
-    objects.delete(key);
-  }
-  for (const object of batch?.objects ?? []) {
-    const added = { ...object, sequencer: plan.sequencers.get(object.key) };
-    objects.set(object.key, added);
-    upserted.push(added);
-  }
-  return { objects, upserted, replacedIds };
-}
-
-/** The latest change of each key (by sequencer when both have one, else the later in the list). */
-function latestPerKey(changes: readonly KeyChange[]): KeyChange[] {
-  const latest = new Map<string, KeyChange>();
-  for (const change of changes) {
-    const seen = latest.get(change.key);
-    if (
-      seen?.sequencer !== undefined &&
-      change.sequencer !== undefined &&
-      compareSequencers(change.sequencer, seen.sequencer) < 0
-    )
-      continue;
-    latest.set(change.key, change);
-  }
-  return [...latest.values()];
 }
 
 function deleteRows(name: string, ids: readonly number[]): string[] {

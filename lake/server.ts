@@ -70,8 +70,59 @@ function callerGone(res: Response): AbortSignal {
   return abort.signal;
 }
 
-export function createLakeApp(options: LakeAppOptions): Express {
+/** POST /v1/sql: waits for the objects it names, takes a query slot, answers within its timeout. */
+function answerSql(options: LakeAppOptions): (req: Request, res: Response) => Promise<void> {
   const { lake, engine } = options;
+  return async (req, res) => {
+    const request = parseBody(SqlRequestSchema, req.body);
+    if (!lake.configured) throw new LakeError('not_loaded', 'The lake has no configuration yet');
+    lake.noteQuery();
+    if (request.waitFor !== undefined) await waitForObjects(lake, request.waitFor, request.waitTimeoutMs);
+    const timeoutMs = request.timeoutMs ?? options.queryTimeoutMs;
+    const release = await options.admission.admit(timeoutMs, callerGone(res));
+    const query = runQuery(engine, request.query, {
+      rowLimit: request.rowLimit ?? options.rowLimit,
+      maxResultBytes: Math.min(request.maxResultBytes ?? options.maxResultBytes, options.maxResultBytes),
+      timeoutMs,
+      signal: callerGone(res),
+      freshness: (datasets) => lake.dataAsOf(datasets),
+    });
+    void query.then(release, release);
+    // A DuckDB operation that does not heed the interrupt must not hold the caller (and the API
+    // server behind it) forever: past the timeout and a grace period, 504 while it winds down.
+    const result = await settleWithin(query, AbortSignal.timeout(timeoutMs + INTERRUPT_GRACE_MS), () => {
+      req.log.warn({ timeoutMs }, 'a query did not stop when interrupted; answering 504 while it winds down');
+      return new LakeError('timeout', `the query ran longer than ${timeoutMs} ms and was stopped`);
+    });
+    writeResult(res, result);
+  };
+}
+
+function noRoute(req: Request, res: Response): void {
+  res.status(404).json(errorBody('not_found', `No route for ${req.method} ${req.path}`));
+}
+
+/** Every error in the protocol's JSON shape; only what is neither the lake's nor the caller's is logged. */
+function sendError(err: unknown, req: Request, res: Response, _next: NextFunction): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  if (err instanceof LakeError) {
+    res.status(err.status).json(errorBody(err.code, err.message));
+    return;
+  }
+  const known = bodyError(err);
+  if (known !== undefined) {
+    res.status(known.status).json(errorBody('bad_request', known.message));
+    return;
+  }
+  req.log.error({ err, reqId: req.id }, 'request failed');
+  res.status(500).json(errorBody('internal_error', 'Internal server error'));
+}
+
+export function createLakeApp(options: LakeAppOptions): Express {
+  const { lake } = options;
   const app = express();
   app.disable('x-powered-by');
   // 503 not_loaded and 504 timeout are the caller's situation, not a fault of the lake.
@@ -99,50 +150,10 @@ export function createLakeApp(options: LakeAppOptions): Express {
     const request = parseBody(RefreshRequestSchema, req.body);
     res.status(202).json({ accepted: lake.refresh(request.datasets, request.mode, request.changes) });
   });
-  app.post('/v1/sql', async (req, res) => {
-    const request = parseBody(SqlRequestSchema, req.body);
-    if (!lake.configured) throw new LakeError('not_loaded', 'The lake has no configuration yet');
-    lake.noteQuery();
-    if (request.waitFor !== undefined) await waitForObjects(lake, request.waitFor, request.waitTimeoutMs);
-    const timeoutMs = request.timeoutMs ?? options.queryTimeoutMs;
-    const release = await options.admission.admit(timeoutMs, callerGone(res));
-    const query = runQuery(engine, request.query, {
-      rowLimit: request.rowLimit ?? options.rowLimit,
-      maxResultBytes: Math.min(request.maxResultBytes ?? options.maxResultBytes, options.maxResultBytes),
-      timeoutMs,
-      signal: callerGone(res),
-      freshness: (datasets) => lake.dataAsOf(datasets),
-    });
-    void query.then(release, release);
-    // A DuckDB operation that does not heed the interrupt must not hold the caller (and the API
-    // server behind it) forever: past the timeout and a grace period, 504 while it winds down.
-    const result = await settleWithin(query, AbortSignal.timeout(timeoutMs + INTERRUPT_GRACE_MS), () => {
-      req.log.warn({ timeoutMs }, 'a query did not stop when interrupted; answering 504 while it winds down');
-      return new LakeError('timeout', `the query ran longer than ${timeoutMs} ms and was stopped`);
-    });
-    writeResult(res, result);
-  });
+  app.post('/v1/sql', answerSql(options));
 
-  app.use((req: Request, res: Response) => {
-    res.status(404).json(errorBody('not_found', `No route for ${req.method} ${req.path}`));
-  });
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    if (err instanceof LakeError) {
-      res.status(err.status).json(errorBody(err.code, err.message));
-      return;
-    }
-    const known = bodyError(err);
-    if (known !== undefined) {
-      res.status(known.status).json(errorBody('bad_request', known.message));
-      return;
-    }
-    req.log.error({ err, reqId: req.id }, 'request failed');
-    res.status(500).json(errorBody('internal_error', 'Internal server error'));
-  });
+  app.use(noRoute);
+  app.use(sendError);
   return app;
 }
 
@@ -172,40 +183,31 @@ function closeServer(server: Server, graceMs: number): Promise<void> {
   });
 }
 
-/**
- * Starts the lake server from its parsed configuration: DuckDB (its file, locked down), what the
- * file holds (the catalog), the loader and the HTTP API. Used by `agentry lake` and by tests in process.
- */
-export async function startLakeServer(
-  config: LakeServerConfig,
-  options: { logger?: Logger; closeGraceMs?: number } = {},
-): Promise<RunningLake> {
-  const logger = options.logger ?? createLogger({ level: config.AGENTRY_LOG_LEVEL, name: 'agentry-lake' });
+/** DuckDB on the data directory (locked down), with the data schema ready and the catalog read. */
+async function openDatabase(config: LakeServerConfig): Promise<{ engine: LakeEngine; catalog: Catalog }> {
   const engine = await LakeEngine.open({
     dataDir: resolve(config.AGENTRY_LAKE_DATA_DIR),
     memoryLimit: config.AGENTRY_LAKE_MEMORY_LIMIT,
     threads: config.AGENTRY_LAKE_THREADS,
     spillLimit: config.AGENTRY_LAKE_SPILL_LIMIT,
   });
-  let catalog: Catalog;
   try {
     await prepareDataSchema(engine);
-    catalog = await Catalog.open(engine);
+    return { engine, catalog: await Catalog.open(engine) };
   } catch (err) {
     await engine.close();
     throw err;
   }
-  const lake = new Lake({
-    engine,
-    catalog,
-    connectors: config.AGENTRY_LAKE_CONNECTORS,
-    sources: {
-      fileRoots: config.AGENTRY_LAKE_FILE_ROOTS,
-      outbound: { allowPrivate: config.AGENTRY_LAKE_PRIVATE_TARGETS },
-    },
-    logger,
-  });
-  const app = createLakeApp({
+}
+
+/** The HTTP API's settings from the server's configuration. */
+function appOptions(
+  config: LakeServerConfig,
+  lake: Lake,
+  engine: LakeEngine,
+  logger: Logger,
+): LakeAppOptions {
+  return {
     token: config.AGENTRY_LAKE_TOKEN,
     lake,
     engine,
@@ -216,8 +218,30 @@ export async function startLakeServer(
     admission: new QueryAdmission(
       admissionLimits(config.AGENTRY_LAKE_MAX_CONCURRENT_QUERIES, config.AGENTRY_LAKE_THREADS),
     ),
+  };
+}
+
+/**
+ * Starts the lake server from its parsed configuration: DuckDB (its file, locked down), what the
+ * file holds (the catalog), the loader and the HTTP API. Used by `agentry lake` and by tests in process.
+ */
+export async function startLakeServer(
+  config: LakeServerConfig,
+  options: { logger?: Logger; closeGraceMs?: number } = {},
+): Promise<RunningLake> {
+  const logger = options.logger ?? createLogger({ level: config.AGENTRY_LOG_LEVEL, name: 'agentry-lake' });
+  const { engine, catalog } = await openDatabase(config);
+  const lake = new Lake({
+    engine,
+    catalog,
+    connectors: config.AGENTRY_LAKE_CONNECTORS,
+    sources: {
+      fileRoots: config.AGENTRY_LAKE_FILE_ROOTS,
+      outbound: { allowPrivate: config.AGENTRY_LAKE_PRIVATE_TARGETS },
+    },
+    logger,
   });
-  const server = createServer(app);
+  const server = createServer(createLakeApp(appOptions(config, lake, engine, logger)));
   let port: number;
   try {
     port = await listenOn(server, {

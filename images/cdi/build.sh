@@ -42,7 +42,7 @@ BASE_PACKAGES="ca-certificates"
 # convert, nbdkit with its curl plugin to read http (and pullMethod: node) sources, curl.
 IMPORTER_PACKAGES="ca-certificates,qemu-utils,nbdkit,curl"
 CDI_UID=1001
-KEEP_ARCHIVES=2
+KEEP_ARCHIVES=1 # seven archives of ~1.6 GB in all: only the current ones
 export BUILDAH_RUNTIME="${BUILDAH_RUNTIME:-/usr/sbin/runc}"
 
 log() { printf '[cdi] %s\n' "$*" >&2; }
@@ -77,28 +77,8 @@ TOOLS_CACHE="$(cd "$TOOLS_CACHE" && pwd -P)"
 source "$ROOT/images/cache-lock.sh"
 lock_cache "$CACHE" images/cdi/build.sh
 
-TMP_DIRS=()
-CONTAINERS=()
-cleanup() {
-  local c d
-  for c in "${CONTAINERS[@]}"; do buildah rm "$c" >/dev/null 2>&1 || true; done
-  for d in "${TMP_DIRS[@]}"; do rm -rf "$d"; done
-}
-trap cleanup EXIT
-# new_tmp <name>: sets NEW_TMP to a fresh directory, removed on exit.
-new_tmp() { NEW_TMP="$(mktemp -d "$CACHE/.tmp/$1.XXXXXX")"; TMP_DIRS+=("$NEW_TMP"); }
-timed() { # timed <label> <cmd...>: run, log wall time
-  local label="$1" start=$SECONDS; shift
-  "$@"
-  log "$label took $((SECONDS - start))s"
-}
-sha() { sha256sum | cut -c1-64; }
-image_label() { # image_label <image> <label>
-  buildah inspect --type image --format "{{index .Docker.Config.Labels \"$2\"}}" "$1" 2>/dev/null
-}
-
-RESULTS=()
-add_result() { RESULTS+=("$1=$2"); }
+# shellcheck source=images/build-helpers.sh
+source "$ROOT/images/build-helpers.sh"
 
 # shellcheck source=images/cdi/binaries.sh
 source "$HERE/binaries.sh"
@@ -115,9 +95,4 @@ ensure_all_images
 ensure_manifests
 log "done in $((SECONDS - START))s"
 
-printf '%s\n' "${RESULTS[@]}"
-if [[ -n "$OUT_FILE" ]]; then
-  mkdir -p "$(dirname "$OUT_FILE")"
-  printf '%s\n' "${RESULTS[@]}" >"$OUT_FILE.tmp.$$"
-  mv -f "$OUT_FILE.tmp.$$" "$OUT_FILE"
-fi
+print_results

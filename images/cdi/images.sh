@@ -1,9 +1,8 @@
 # shellcheck shell=bash
 # Sourced by images/cdi/build.sh: the Debian roots and CDI's seven images, as cmd/*/BUILD.bazel
 # describes them (CentOS roots there; Debian's packages here). Needs from the caller: CDI_VERSION,
-# REGISTRY, DEBIAN_SUITE, BASE_PACKAGES, IMPORTER_PACKAGES, CDI_UID, KEEP_ARCHIVES, CACHE, FORCE,
-# HERE, ROOT, CDI_BIN, CDI_BIN_KEY, CONTAINERS, log, die, timed, sha, new_tmp, image_label,
-# add_result.
+# REGISTRY, DEBIAN_SUITE, BASE_PACKAGES, IMPORTER_PACKAGES, CDI_UID, CACHE, FORCE, ROOT, CDI_BIN,
+# CDI_BIN_KEY, log, die, and images/build-helpers.sh.
 
 # component|root|entrypoint (space separated)|workdir|extra programs in /usr/bin
 CDI_IMAGE_SPECS=(
@@ -45,67 +44,67 @@ cdi_cloner_script() {
   printf '%s\n' "$dir/cmd/cdi-cloner/cloner_startup.sh"
 }
 
-# build_cdi_image <component> <rootfs tar> <entrypoint> <workdir> <programs> <key> <image>
+# ensure_root_image <name> <packages>: sets ROOT_IMAGE to localhost/kubevirt/cdi-root-<name>:<key12>,
+# the root's one layer, which every image on that root shares (containerd stores it once).
+ensure_root_image() {
+  local name="$1" packages="$2" image c mnt
+  ensure_root "$name" "$packages"
+  image="$REGISTRY/cdi-root-$name:$(basename "$ROOTFS_TAR" .tar | sed 's/.*-//')"
+  if [[ $FORCE == 1 ]] || ! buildah inspect --type image "$image" >/dev/null 2>&1; then
+    c="$(buildah from scratch)"; CONTAINERS+=("$c")
+    buildah add --quiet "$c" "$ROOTFS_TAR" / >/dev/null
+    mnt="$(buildah mount "$c")"
+    # CentOS's CA bundle path, which CDI's code and docs name, beside Debian's.
+    mkdir -p "$mnt/etc/pki/ca-trust/extracted/pem"
+    ln -sf /etc/ssl/certs/ca-certificates.crt "$mnt/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem"
+    buildah umount "$c" >/dev/null
+    buildah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$c"
+    timed "root $name: image" buildah commit --quiet --format docker --rm "$c" "$image" >/dev/null
+    CONTAINERS=()
+  fi
+  ROOT_IMAGE="$image"
+}
+
+# build_cdi_image <component> <root image> <entrypoint> <workdir> <programs> <key> <image>
 build_cdi_image() {
-  local component="$1" rootfs="$2" entrypoint="$3" workdir="$4" programs="$5" key="$6" image="$7"
+  local component="$1" root_image="$2" entrypoint="$3" workdir="$4" programs="$5" key="$6" image="$7"
   local c mnt p entry_json="" word
-  c="$(buildah from scratch)"; CONTAINERS+=("$c")
-  buildah add --quiet "$c" "$rootfs" / >/dev/null
+  c="$(buildah from --pull=never "$root_image")"; CONTAINERS+=("$c")
   mnt="$(buildah mount "$c")"
   for p in $programs; do install -m 0755 "$CDI_BIN/$p" "$mnt/usr/bin/$p"; done
   [[ "$component" != cloner ]] || install -m 0755 "$(cdi_cloner_script)" "$mnt/usr/bin/cloner_startup.sh"
-  # CentOS's CA bundle path, which CDI's code and docs name, beside Debian's.
-  mkdir -p "$mnt/etc/pki/ca-trust/extracted/pem"
-  ln -sf /etc/ssl/certs/ca-certificates.crt "$mnt/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem"
   [[ -z "$workdir" ]] || install -d -m 0755 "$mnt$workdir"
   buildah umount "$c" >/dev/null
   for word in $entrypoint; do entry_json+="${entry_json:+,}\"$word\""; done
   buildah config --user "$CDI_UID" --entrypoint "[$entry_json]" \
     ${workdir:+--workingdir "$workdir"} \
-    --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     --label "dev.agentry.cdi-key=$key" --label "io.kubevirt.cdi.version=$CDI_VERSION" "$c"
   buildah commit --quiet --format docker --rm "$c" "$image" >/dev/null
   CONTAINERS=()
 }
 
-# ensure_archive <image> <key>: sets ARCHIVE to the image's docker-archive in the cache.
-ensure_archive() {
-  local image="$1" key="$2" stem archive w
-  stem="$(basename "${image%%:*}")-$CDI_VERSION"
-  archive="$CACHE/archives/$stem-${key:0:12}.tar"
-  if [[ $FORCE == 1 || ! -s "$archive" ]]; then
-    new_tmp archive; w="$NEW_TMP"
-    timed "$stem: docker-archive" buildah push --quiet "$image" "docker-archive:$w/image.tar:$image" >&2
-    mv -f "$w/image.tar" "$archive"
-  fi
-  touch "$archive"
-  # shellcheck disable=SC2012 # names are ours: <stem>-<12 hex>.tar
-  ls -1t "$CACHE/archives/$stem"-????????????.tar | tail -n +$((KEEP_ARCHIVES + 1)) | xargs -r rm -f
-  ARCHIVE="$archive"
-}
-
 ensure_all_images() {
-  local spec component rootname entrypoint workdir extra programs rootfs key image images_file
+  local spec component rootname entrypoint workdir extra programs root_image key image images_file
   local -A roots
-  ensure_root base "$BASE_PACKAGES"; roots[base]="$ROOTFS_TAR"
-  ensure_root importer "$IMPORTER_PACKAGES"; roots[importer]="$ROOTFS_TAR"
+  ensure_root_image base "$BASE_PACKAGES"; roots[base]="$ROOT_IMAGE"
+  ensure_root_image importer "$IMPORTER_PACKAGES"; roots[importer]="$ROOT_IMAGE"
   images_file="$CACHE/manifests/images-$CDI_VERSION.txt"
   : >"$images_file.tmp"
   for spec in "${CDI_IMAGE_SPECS[@]}"; do
     IFS='|' read -r component rootname entrypoint workdir extra <<<"$spec"
-    rootfs="${roots[$rootname]}"
+    root_image="${roots[$rootname]}"
     programs="cdi-$component $extra"
     image="$REGISTRY/cdi-$component:$CDI_VERSION"
-    key="$(printf '%s\n' "$spec" "${rootfs##*/}" "$CDI_BIN_KEY" "$CDI_UID" \
-      "$(declare -f build_cdi_image cdi_cloner_script)" | sha)"
+    key="$(printf '%s\n' "$spec" "$root_image" "$CDI_BIN_KEY" "$CDI_UID" \
+      "$(declare -f ensure_root_image build_cdi_image cdi_cloner_script)" | sha)"
     if [[ $FORCE == 0 && "$(image_label "$image" dev.agentry.cdi-key)" == "$key" ]]; then
       log "$component: $image is current (key ${key:0:12})"
     else
       log "$component: building $image (key ${key:0:12})"
-      timed "$component: image" build_cdi_image "$component" "$rootfs" "$entrypoint" "$workdir" \
+      timed "$component: image" build_cdi_image "$component" "$root_image" "$entrypoint" "$workdir" \
         "$programs" "$key" "$image"
     fi
-    ensure_archive "$image" "$key"
+    ensure_archive "$image" "cdi-$component-$CDI_VERSION-${key:0:12}"
     add_result "CDI_IMAGE_${component^^}_ARCHIVE" "$ARCHIVE"
     printf '%s\n' "$image" >>"$images_file.tmp"
   done

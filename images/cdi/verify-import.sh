@@ -43,7 +43,7 @@ CONTAINERS+=("$disk")
 importer="$(buildah from --pull=never "$IMPORTER_IMAGE")" || die "no image $IMPORTER_IMAGE (run images/cdi/build.sh)"
 CONTAINERS+=("$importer")
 mnt="$(buildah mount "$disk")"
-mapfile -t disk_files < <(find "$mnt/disk" -mindepth 1 -maxdepth 1)
+mapfile -t disk_files < <(find "$mnt/disk" -mindepth 1 -maxdepth 1 2>/dev/null)
 [[ ${#disk_files[@]} == 1 ]] || die "$DISK_IMAGE must hold exactly one file under /disk/"
 cp "${disk_files[0]}" "$WORK/source"
 buildah umount "$disk" >/dev/null

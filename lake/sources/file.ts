@@ -19,7 +19,20 @@ import type { DatasetReader, ObjectVersion, SourceObject } from './types.js';
  * and size (files have no ETag).
  */
 export function fileReader(source: FileSource, fileRoots: readonly string[]): DatasetReader {
-  const object = (real: string, display: string, relative: string, version: ObjectVersion): SourceObject => ({
+  const display = `file://${source.path}`;
+  return {
+    list: async () =>
+      source.isDirectory
+        ? listDirectory(source, fileRoots, display)
+        : [await singleFile(source, fileRoots, display)],
+    head: (key) => headFile(source, fileRoots, display, key),
+    close: () => undefined,
+  };
+}
+
+/** A file to copy from its real path; `display` names it in messages. */
+function fileObject(real: string, display: string, relative: string, version: ObjectVersion): SourceObject {
+  return {
     ...version,
     key: relative,
     display,
@@ -35,59 +48,73 @@ export function fileReader(source: FileSource, fileRoots: readonly string[]): Da
         throw new SourceError(`${display}: ${describeFileError(err)}`, { cause: err });
       }
     },
-  });
-  const display = `file://${source.path}`;
-  return {
-    async list() {
-      const roots = await realRoots(fileRoots);
-      if (!(await isBelowRoots(source.path, roots))) throw new SourceError(`${display}: ${FILE_ROOTS_RULE}`);
-      if (!source.isDirectory) {
-        const real = await realPathOf(source.path);
-        const info = await stat(real).catch(() => undefined);
-        return [object(real, display, source.path.slice(source.path.lastIndexOf('/') + 1), versionOf(info))];
-      }
-      let entries: string[];
-      try {
-        entries = await readdir(source.path, { recursive: true });
-      } catch (err) {
-        throw new SourceError(`${display}: ${describeFileError(err)}`, { cause: err });
-      }
-      const objects: SourceObject[] = [];
-      for (const relative of entries.sort()) {
-        if (!isDataFile(relative)) continue;
-        const path = join(source.path, relative);
-        const info = await stat(path).catch(() => undefined);
-        if (info?.isFile() !== true || info.size === 0) continue;
-        // A link inside the directory may lead out of it: checked like the directory itself.
-        if (!(await isBelowRoots(path, roots)))
-          throw new SourceError(`${display}${relative}: ${FILE_ROOTS_RULE}`);
-        objects.push(object(await realPathOf(path), `${display}${relative}`, relative, versionOf(info)));
-      }
-      if (objects.length === 0) throw new SourceError(`${display}: no files in this directory`);
-      return objects;
-    },
-    async head(key) {
-      const roots = await realRoots(fileRoots);
-      const relative = key.startsWith(source.path) ? key.slice(source.path.length) : key.replace(/^\/+/, '');
-      const base = source.path.slice(source.path.lastIndexOf('/') + 1);
-      if (
-        source.isDirectory ? relative.split('/').includes('..') || !isDataFile(relative) : relative !== base
-      )
-        return undefined;
-      const path = source.isDirectory ? join(source.path, relative) : source.path;
-      const info = await stat(path).catch(() => undefined);
-      if (info?.isFile() !== true || info.size === 0) return undefined;
-      if (!(await isBelowRoots(path, roots)))
-        throw new SourceError(`${display}${relative}: ${FILE_ROOTS_RULE}`);
-      return object(
-        await realPathOf(path),
-        source.isDirectory ? `${display}${relative}` : display,
-        relative,
-        versionOf(info),
-      );
-    },
-    close: () => undefined,
   };
+}
+
+/** A `from` naming one file: that file, keyed by its name. */
+async function singleFile(
+  source: FileSource,
+  fileRoots: readonly string[],
+  display: string,
+): Promise<SourceObject> {
+  const roots = await realRoots(fileRoots);
+  if (!(await isBelowRoots(source.path, roots))) throw new SourceError(`${display}: ${FILE_ROOTS_RULE}`);
+  const real = await realPathOf(source.path);
+  const info = await stat(real).catch(() => undefined);
+  return fileObject(real, display, source.path.slice(source.path.lastIndexOf('/') + 1), versionOf(info));
+}
+
+/** A `from` naming a directory: its non-empty data files at any depth, keyed by their paths in it. */
+async function listDirectory(
+  source: FileSource,
+  fileRoots: readonly string[],
+  display: string,
+): Promise<SourceObject[]> {
+  const roots = await realRoots(fileRoots);
+  if (!(await isBelowRoots(source.path, roots))) throw new SourceError(`${display}: ${FILE_ROOTS_RULE}`);
+  let entries: string[];
+  try {
+    entries = await readdir(source.path, { recursive: true });
+  } catch (err) {
+    throw new SourceError(`${display}: ${describeFileError(err)}`, { cause: err });
+  }
+  const objects: SourceObject[] = [];
+  for (const relative of entries.sort()) {
+    if (!isDataFile(relative)) continue;
+    const path = join(source.path, relative);
+    const info = await stat(path).catch(() => undefined);
+    if (info?.isFile() !== true || info.size === 0) continue;
+    // A link inside the directory may lead out of it: checked like the directory itself.
+    if (!(await isBelowRoots(path, roots)))
+      throw new SourceError(`${display}${relative}: ${FILE_ROOTS_RULE}`);
+    objects.push(fileObject(await realPathOf(path), `${display}${relative}`, relative, versionOf(info)));
+  }
+  if (objects.length === 0) throw new SourceError(`${display}: no files in this directory`);
+  return objects;
+}
+
+/** The file `key` names, if the dataset has it: a data file in its directory, or its one file. */
+async function headFile(
+  source: FileSource,
+  fileRoots: readonly string[],
+  display: string,
+  key: string,
+): Promise<SourceObject | undefined> {
+  const roots = await realRoots(fileRoots);
+  const relative = key.startsWith(source.path) ? key.slice(source.path.length) : key.replace(/^\/+/, '');
+  const base = source.path.slice(source.path.lastIndexOf('/') + 1);
+  if (source.isDirectory ? relative.split('/').includes('..') || !isDataFile(relative) : relative !== base)
+    return undefined;
+  const path = source.isDirectory ? join(source.path, relative) : source.path;
+  const info = await stat(path).catch(() => undefined);
+  if (info?.isFile() !== true || info.size === 0) return undefined;
+  if (!(await isBelowRoots(path, roots))) throw new SourceError(`${display}${relative}: ${FILE_ROOTS_RULE}`);
+  return fileObject(
+    await realPathOf(path),
+    source.isDirectory ? `${display}${relative}` : display,
+    relative,
+    versionOf(info),
+  );
 }
 
 function versionOf(info: { mtime: Date; size: number } | undefined): ObjectVersion {

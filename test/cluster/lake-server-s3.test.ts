@@ -3,14 +3,17 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { DuckDBInstance } from '@duckdb/node-api';
+import type { Dataset } from '../../crds/context-lake/types.js';
 import { LakeConfigSchema } from '../../lake/config.js';
 import { startLakeServer } from '../../lake/server.js';
 import type { RunningLake } from '../../lake/server.js';
 import { LakeClient } from '../../platform/lake-client.js';
 import type { LakeStatus } from '../../platform/lake-protocol.js';
 import { createLogger } from '../../platform/log.js';
+import { motoDataset, motoEndpointParams, motoS3Client } from '../support/moto.js';
 import { testCluster } from './support.js';
 
 // The lake server against moto's S3 (the harness's): a parquet object, a csv prefix of several
@@ -49,21 +52,8 @@ async function parquetBytes(): Promise<Buffer> {
   return readFile(file);
 }
 
-function s3Dataset(name: string, key: string, params: Record<string, string> = {}) {
-  return {
-    name,
-    from: `s3://${BUCKET}/${key}`,
-    params: {
-      s3_auth: 'key',
-      s3_key: 'lake-test-key',
-      s3_secret: 'lake-test-secret',
-      s3_endpoint: testCluster().motoUrl,
-      allow_http: 'true',
-      s3_region: 'us-east-1',
-      ...params,
-    },
-  };
-}
+const s3Dataset = (name: string, path: string, params: Record<string, string> = {}): Dataset =>
+  motoDataset({ url: testCluster().motoUrl, bucket: BUCKET }, name, path, params);
 
 async function waitFor(done: (status: LakeStatus) => boolean): Promise<LakeStatus> {
   const deadline = Date.now() + 60_000;
@@ -77,12 +67,7 @@ async function waitFor(done: (status: LakeStatus) => boolean): Promise<LakeStatu
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agentry-lake-s3-'));
-  s3 = new S3Client({
-    endpoint: testCluster().motoUrl,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
+  s3 = motoS3Client(testCluster().motoUrl);
   await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
   await put('tables/orders.parquet', await parquetBytes());
   await put('events/', Buffer.alloc(0)); // a console-made "folder"
@@ -114,7 +99,7 @@ beforeAll(async () => {
         {
           name: 'cities',
           from: `s3://${BUCKET}/open/cities.csv`,
-          params: { s3_auth: 'public', s3_endpoint: testCluster().motoUrl, allow_http: 'true' },
+          params: { s3_auth: 'public', ...motoEndpointParams(testCluster().motoUrl) },
         },
         s3Dataset('absent', 'tables/absent.parquet'),
       ],

@@ -3,12 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Dataset } from '../../crds/context-lake/types.js';
 import type { RunningLake } from '../../lake/server.js';
 import { LakeClient } from '../../platform/lake-client.js';
 import type { LakeConfigRequest, LakeStatus } from '../../platform/lake-protocol.js';
-import { startMoto } from '../support/moto.js';
+import { motoDataset, motoS3Client, startMoto } from '../support/moto.js';
 import type { RunningMoto } from '../support/moto.js';
 import { startTestLake } from '../support/lake-server.js';
 import { until } from '../support/until.js';
@@ -33,22 +34,8 @@ const put = async (key: string, body: string): Promise<string> => {
   return answer.ETag ?? '';
 };
 
-function dataset(name: string, from: string, params: Record<string, string> = {}): Dataset {
-  return {
-    name,
-    from: `s3://${BUCKET}/${from}`,
-    params: {
-      s3_auth: 'key',
-      s3_key: 'durable-key',
-      s3_secret: 'durable-secret',
-      s3_endpoint: moto.url,
-      allow_http: 'true',
-      s3_region: 'us-east-1',
-      file_format: 'csv',
-      ...params,
-    },
-  };
-}
+const dataset = (name: string, path: string, params: Record<string, string> = {}): Dataset =>
+  motoDataset({ url: moto.url, bucket: BUCKET }, name, path, { file_format: 'csv', ...params });
 
 const config = (): LakeConfigRequest['config'] => ({
   name: 'durable',
@@ -97,12 +84,7 @@ async function refreshed(name: string, ask: () => Promise<unknown>): Promise<Lak
 
 beforeAll(async () => {
   moto = await startMoto();
-  s3 = new S3Client({
-    endpoint: moto.url,
-    forcePathStyle: true,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'durable-key', secretAccessKey: 'durable-secret' },
-  });
+  s3 = motoS3Client(moto.url);
   await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
   await put('events/a.csv', csv(1, 2));
   await put('events/b.csv', csv(3));

@@ -1,17 +1,24 @@
-// images/build.sh refuses bad arguments with a clear message before it builds or caches anything
-// (building itself needs root, buildah and minutes: it is measured by hand, see docs/install.md).
+// images/build.sh and images/cdi/build.sh refuse bad arguments with a clear message before they
+// build or cache anything (building itself needs root, buildah and minutes: it is measured by
+// hand, see docs/install.md and images/cdi/README.md).
 import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { access, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-const SCRIPT = resolve('images/build.sh');
-
-async function buildImages(args: string[]): Promise<{ code: number | null; stderr: string; cache: string }> {
+async function runBuild(
+  script: string,
+  args: string[],
+): Promise<{ code: number | null; stderr: string; cache: string }> {
   const cache = join(await mkdtemp(join(tmpdir(), 'agentry-images-args-')), 'cache');
-  const child = spawn(SCRIPT, args, {
-    env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), AGENTRY_IMAGES_CACHE: cache },
+  const child = spawn(resolve(script), args, {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: tmpdir(),
+      AGENTRY_IMAGES_CACHE: cache,
+      AGENTRY_TOOLS_CACHE: cache,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -30,16 +37,32 @@ const exists = (path: string): Promise<boolean> =>
 
 describe('images/build.sh arguments', () => {
   it('refuses an unknown image name in --only and creates no cache', async () => {
-    const outcome = await buildImages(['--only', 'control-plane,operator']);
+    const outcome = await runBuild('images/build.sh', ['--only', 'control-plane,operator']);
     expect(outcome.code).toBe(1);
     expect(outcome.stderr).toContain('unknown image in --only: operator');
     expect(await exists(outcome.cache)).toBe(false);
   });
 
   it('refuses a runner build argument that is not NAME=VALUE and creates no cache', async () => {
-    const outcome = await buildImages(['--runner-arg', 'INSTALL_CODEX']);
+    const outcome = await runBuild('images/build.sh', ['--runner-arg', 'INSTALL_CODEX']);
     expect(outcome.code).toBe(1);
     expect(outcome.stderr).toContain('--runner-arg must be NAME=VALUE: INSTALL_CODEX');
+    expect(await exists(outcome.cache)).toBe(false);
+  });
+});
+
+describe('images/cdi/build.sh arguments', () => {
+  it('refuses an unknown argument and creates no cache', async () => {
+    const outcome = await runBuild('images/cdi/build.sh', ['--only', 'importer']);
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderr).toContain('unknown argument: --only');
+    expect(await exists(outcome.cache)).toBe(false);
+  });
+
+  it('refuses --out without a file and creates no cache', async () => {
+    const outcome = await runBuild('images/cdi/build.sh', ['--out']);
+    expect(outcome.code).not.toBe(0);
+    expect(outcome.stderr).toContain('--out needs a file');
     expect(await exists(outcome.cache)).toBe(false);
   });
 });

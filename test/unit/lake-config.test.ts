@@ -8,7 +8,7 @@ import {
   defaultThreads,
 } from '../../lake/resources.js';
 import { definitionOf } from '../../lake/dataset-definition.js';
-import { compareSequencers, sameVersion } from '../../lake/refresh.js';
+import { compareSequencers, sameVersion } from '../../lake/refresh-plan.js';
 import { ConfigError } from '../../platform/config.js';
 import type { DatasetSource } from '../../platform/lake-config/dataset-source.js';
 
