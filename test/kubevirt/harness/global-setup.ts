@@ -21,6 +21,8 @@ export default async function globalSetup(): Promise<void> {
       kubeletRoot: KUBELET_ROOT,
       // virt-handler mounts both with Bidirectional propagation.
       sharedHostDirs: [KUBELET_ROOT, '/run/kubevirt'],
+      // Real KubeVirt: no fake CRD, no stages playing virt-controller.
+      fakeKubevirt: false,
       beforeInstall: async (node) => {
         await installKubevirt(toEnvState(node), builds);
         return [await writeKubevirtValues(node.workdir, guest.containerDisk)];

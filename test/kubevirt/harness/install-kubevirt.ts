@@ -31,7 +31,10 @@ const DeploymentSpecSchema = z.looseObject({
   template: z.looseObject({ spec: z.looseObject({}) }),
 });
 
-/** The operator manifest with its Deployment on the real node, one replica (two cores here). */
+/**
+ * The operator manifest with its Deployment on the real node, one replica (two cores here), and
+ * without its affinity (virt-operator requires a control-plane node: KWOK's control plane is not a node).
+ */
 export function onRealNode(manifest: string): string {
   return parseAllDocuments(manifest)
     .map((doc) => ObjectSchema.nullable().parse(doc.toJS()))
@@ -39,12 +42,13 @@ export function onRealNode(manifest: string): string {
     .map((object) => {
       if (object.kind !== 'Deployment') return object;
       const spec = DeploymentSpecSchema.parse(object.spec);
+      const { affinity: _affinity, ...podSpec } = spec.template.spec;
       return {
         ...object,
         spec: {
           ...spec,
           replicas: 1,
-          template: { ...spec.template, spec: { ...spec.template.spec, nodeSelector: REAL_NODE_SELECTOR } },
+          template: { ...spec.template, spec: { ...podSpec, nodeSelector: REAL_NODE_SELECTOR } },
         },
       };
     })

@@ -34,6 +34,8 @@ export interface RealNodeDeploymentOptions {
   kubeletRoot?: string;
   /** StartRealNodeOptions.sharedHostDirs. */
   sharedHostDirs?: string[];
+  /** StartRealNodeOptions.fakeKubevirt. */
+  fakeKubevirt?: boolean;
   /** Runs once the node is ready, before Agentry is installed; returns helm values files to layer over ours. */
   beforeInstall?: (node: RealNode) => Promise<string[]>;
 }
@@ -51,6 +53,7 @@ export async function startRealNodeDeployment(
     imageArchives: [...built.archives, ...(options.imageArchives ?? [])],
     ...(options.kubeletRoot === undefined ? {} : { kubeletRoot: options.kubeletRoot }),
     ...(options.sharedHostDirs === undefined ? {} : { sharedHostDirs: options.sharedHostDirs }),
+    ...(options.fakeKubevirt === undefined ? {} : { fakeKubevirt: options.fakeKubevirt }),
   });
   onNode(node);
   process.stderr.write(

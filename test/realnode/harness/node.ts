@@ -70,6 +70,8 @@ export interface StartRealNodeOptions {
    * root filesystem is private: each becomes a shared bind mount of itself, undone at teardown.
    */
   sharedHostDirs?: string[];
+  /** StartClusterOptions.fakeKubevirt: false when real KubeVirt is to be installed. */
+  fakeKubevirt?: boolean;
 }
 
 async function saveState(state: RealNodeState): Promise<void> {
@@ -200,6 +202,7 @@ export async function startRealNode(options: StartRealNodeOptions = {}): Promise
       ownerPid,
       tools,
       kwokctlConfig: (clusterState) => writeKwokctlConfig(paths.kwokctlConfig, clusterState),
+      ...(options.fakeKubevirt === undefined ? {} : { fakeKubevirt: options.fakeKubevirt }),
     });
     state.cluster = clusterStateOf(cluster);
     await saveState(state);
