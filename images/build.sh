@@ -95,6 +95,8 @@ lock_cache "$CACHE" images/build.sh
 
 # shellcheck source=images/build-helpers.sh
 source "$ROOT/images/build-helpers.sh"
+# shellcheck source=images/prune-tags.sh
+source "$ROOT/images/prune-tags.sh"
 
 # ---- the base image ------------------------------------------------------------
 # debian_sources: mmdebstrap's mirror arguments: $DEBIAN_MIRROR, else apt's own sources.
@@ -200,6 +202,7 @@ build_image() { # build_image <name> <repository> <result key> <build args...>
       --force-rm --network host "${bud_args[@]}" -f "$ROOT/$dockerfile" -t "$tag" "$ROOT" >&2
   fi
   add_result "$result" "$tag"
+  prune_tags "$repo" "$KEEP_ARCHIVES" "$tag"
   ensure_archive "$tag" "${repo#localhost/}-${key:0:12}"
   add_result "${result}_ARCHIVE" "$ARCHIVE"
 }

@@ -81,6 +81,8 @@ RUNNER_ID="$(buildah inspect --type image --format '{{.FromImageID}}' "$RUNNER_I
 
 # shellcheck source=images/cache-lock.sh
 source "$ROOT/images/cache-lock.sh"
+# shellcheck source=images/prune-tags.sh
+source "$ROOT/images/prune-tags.sh"
 lock_cache "$CACHE" images/vm/build-guest-image.sh
 
 KEY="$( { cat "${BASH_SOURCE[0]}"; printf '%s\n' "$DEBIAN_SUITE" "$GUEST_PACKAGES" "$HEADROOM_MB" "$RUNNER_ID"; } |
@@ -238,6 +240,7 @@ if [[ $FORCE == 1 || ! -s "$ARCHIVE" ]]; then
   timed "containerDisk" build_container_disk
 fi
 touch "$QCOW2" "$ARCHIVE"
+prune_tags localhost/agentry-runner-disk "$KEEP_DISKS" "$DISK_IMAGE"
 # shellcheck disable=SC2012 # names are ours: <stem>-<12 hex>.<ext>
 for pattern in 'agentry-guest-????????????.qcow2' 'agentry-runner-disk-????????????.tar' \
   'guest-rootfs-????????????.tar'; do
