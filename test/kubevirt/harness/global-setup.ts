@@ -2,6 +2,7 @@
 // virt-handler looks), KubeVirt and CDI built here and installed with emulation, then Agentry with
 // the kubevirt runtime and our VM disk image.
 import { tmpdir } from 'node:os';
+import { ensureTestPackages } from '../../support/test-packages.js';
 import { buildGuestImage } from '../../vm/support/guest-image.js';
 import { toEnvState } from '../../realnode/harness/env.js';
 import { setUpRealNodeProject } from '../../realnode/harness/project-setup.js';
@@ -13,6 +14,11 @@ import { writeKubevirtValues } from './values.js';
 const KUBELET_ROOT = '/var/lib/kubelet';
 
 export default async function globalSetup(): Promise<void> {
+  // Beyond what every heavy project needs (installed by buildGuestImage): virt-launcher's cgo.
+  await ensureTestPackages(
+    (cause) => new Error('the kubevirt tests could not install libvirt-dev', { cause }),
+    'scripts/kubevirt-packages.txt',
+  );
   const guest = await buildGuestImage(tmpdir());
   const builds = await buildKubevirt(tmpdir());
   await setUpRealNodeProject(
