@@ -1,0 +1,415 @@
+#!/usr/bin/env bash
+# Build (or reuse) KubeVirt v1.8.0 here, with no registry and no Docker engine: its Go binaries
+# from the Go module proxy, its five default images on Debian 13 (trixie) roots made by
+# mmdebstrap and buildah, and its install manifest made by KubeVirt's own generators. For the
+# real-node KubeVirt suite and by hand (`npm run images:kubevirt`). See images/kubevirt/README.md.
+#
+# Usage: images/kubevirt/build.sh [--out FILE] [--only LIST] [--force] [-h]
+#   --out FILE   also write the KEY=value lines (see below) to FILE
+#   --only LIST  comma-separated subset of the images: virt-operator,virt-api,virt-controller,
+#                virt-handler,virt-launcher (default: all five)
+#   --force      rebuild binaries, roots and images without any cache
+#
+# stdout: KEY=value lines: KUBEVIRT_IMAGE_<NAME>_ARCHIVE=/abs.tar for each image (NAME:
+# VIRT_OPERATOR, VIRT_API, VIRT_CONTROLLER, VIRT_HANDLER, VIRT_LAUNCHER), a docker-archive of
+# localhost/kubevirt/<name>:v1.8.0 for `ctr -n k8s.io images import`; KUBEVIRT_IMAGES (the image
+# names, space-separated); KUBEVIRT_OPERATOR_MANIFEST (kubevirt-operator.yaml: namespace
+# kubevirt, CRD, RBAC, the virt-operator Deployment; images localhost/kubevirt/*:v1.8.0,
+# IfNotPresent); KUBEVIRT_CR_EXAMPLE (a KubeVirt CR with useEmulation and the real-node
+# placement); KUBEVIRT_VIRTCTL. Progress and each step's wall time go to stderr.
+#
+# 1. Binaries: the modules kubevirt.io/kubevirt, kubevirt.io/api and kubevirt.io/client-go at
+#    v1.8.0 (the last two are KubeVirt's staging/ directories, which its module zip leaves out)
+#    in a writable tree, libguestfs.org/libnbd replaced by libnbd-stub/ (its cgo needs libnbd's
+#    headers; only the NBD backup path uses it), `go build` of the commands, `gcc -static` of
+#    container-disk, and the manifest tools. Cached in
+#    ${AGENTRY_TOOLS_CACHE:-$HOME/.cache/agentry-tools}/kubevirt-v1.8.0/<key12>/.
+# 2. Roots: `mmdebstrap --variant=minbase` of trixie from the mirror in apt's sources (bookworm's
+#    entries with the suite renamed, or $DEBIAN_MIRROR): "minimal" for operator, api and
+#    controller, "handler" (qemu-img, nftables, mount tools) and "launcher" (libvirt 11.3 with the
+#    QEMU driver, QEMU 10.0, virtlogd, OVMF). Each becomes a buildah image
+#    localhost/kubevirt/root-<name>:<key12>, rebuilt only when its recipe changes.
+# 3. Images: a root plus the binaries and files of each component's BUILD.bazel (users qemu=107
+#    and nonroot-user=1001, entrypoints, capabilities, /var/run -> ../run), committed as
+#    localhost/kubevirt/<name>:v1.8.0 with the key as a label; archives in
+#    ${AGENTRY_IMAGES_CACHE:-$HOME/.cache/agentry-images}/kubevirt/archives/.
+# 4. Manifests: resource-generator and manifest-templator run as hack/generate.sh and
+#    hack/build-manifests.sh do, into .../kubevirt/manifests-<key12>/.
+#
+# Concurrent runs are serialized with flock on the images cache's kubevirt/ directory.
+# Environment: AGENTRY_IMAGES_CACHE, AGENTRY_TOOLS_CACHE (above); DEBIAN_MIRROR; BUILDAH_RUNTIME
+# (default /usr/sbin/runc).
+# Needs (root): go, gcc with static glibc, libvirt-dev (virt-launcher's cgo), buildah, runc,
+# mmdebstrap, setcap, flock, sha256sum.
+set -euo pipefail
+shopt -s inherit_errexit
+
+KUBEVIRT_VERSION=v1.8.0
+REGISTRY=localhost/kubevirt
+NAMESPACE=kubevirt
+DEBIAN_SUITE=trixie
+ALL_IMAGES=virt-operator,virt-api,virt-controller,virt-handler,virt-launcher
+# Commands built with cgo (virt-launcher links libvirt; the node-side ones run in Debian roots)
+# and the static ones (BUILD.bazel's `static = "on"`; csv-generator rides in the operator image).
+CGO_COMMANDS=(cmd/virt-launcher cmd/virt-launcher/libvirt-hook-client cmd/virt-launcher-monitor
+  cmd/virt-handler cmd/virt-chroot cmd/virt-probe cmd/virt-freezer cmd/virt-tail cmd/virtctl)
+STATIC_COMMANDS=(cmd/virt-operator cmd/virt-api cmd/virt-controller tools/csv-generator
+  tools/manifest-templator tools/resource-generator)
+ROOT_MINIMAL_PACKAGES="ca-certificates"
+ROOT_HANDLER_PACKAGES="ca-certificates,qemu-utils,nftables,iptables,procps,util-linux,mount"
+ROOT_LAUNCHER_PACKAGES="ca-certificates,libvirt-daemon,libvirt-daemon-driver-qemu,libvirt-clients,\
+libvirt-daemon-log,qemu-system-x86,qemu-utils,ovmf,seabios,nftables,iptables,procps,util-linux,\
+mount,libcap2-bin"
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+ROOT="$(cd "$HERE/../.." && pwd -P)"
+IMAGES_CACHE="${AGENTRY_IMAGES_CACHE:-$HOME/.cache/agentry-images}"
+TOOLS_CACHE="${AGENTRY_TOOLS_CACHE:-$HOME/.cache/agentry-tools}"
+CACHE="$IMAGES_CACHE/kubevirt"
+BIN_CACHE="$TOOLS_CACHE/kubevirt-$KUBEVIRT_VERSION"
+KEEP=2
+export BUILDAH_RUNTIME="${BUILDAH_RUNTIME:-/usr/sbin/runc}"
+export GOWORK=off GOFLAGS="-buildvcs=false -mod=mod" GOTOOLCHAIN=local
+
+log() { printf '[kubevirt] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; }
+
+OUT_FILE=""
+ONLY="$ALL_IMAGES"
+FORCE=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --out) OUT_FILE="${2:?--out needs a file}"; shift 2 ;;
+    --out=*) OUT_FILE="${1#*=}"; shift ;;
+    --only) ONLY="${2:?--only needs a list}"; shift 2 ;;
+    --only=*) ONLY="${1#*=}"; shift ;;
+    --force) FORCE=1; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage; die "unknown argument: $1" ;;
+  esac
+done
+for p in ${ONLY//,/ }; do
+  [[ ",$ALL_IMAGES," == *",$p,"* ]] || die "unknown image in --only: $p"
+done
+for t in go gcc buildah mmdebstrap setcap flock sha256sum; do
+  command -v "$t" >/dev/null 2>&1 || die "$t not found"
+done
+[[ -x "$BUILDAH_RUNTIME" ]] || die "BUILDAH_RUNTIME $BUILDAH_RUNTIME is not executable"
+[[ -f /usr/include/libvirt/libvirt.h ]] || die "libvirt-dev is not installed (virt-launcher's cgo)"
+
+mkdir -p "$CACHE/archives" "$CACHE/.tmp" "$BIN_CACHE"
+CACHE="$(cd "$CACHE" && pwd -P)"
+# shellcheck source=images/cache-lock.sh
+source "$ROOT/images/cache-lock.sh"
+lock_cache "$CACHE" images/kubevirt/build.sh
+
+TMP_DIRS=()
+CONTAINERS=()
+cleanup() {
+  local c d
+  for c in "${CONTAINERS[@]}"; do buildah rm "$c" >/dev/null 2>&1 || true; done
+  for d in "${TMP_DIRS[@]}"; do rm -rf "$d"; done
+}
+trap cleanup EXIT
+# new_tmp <name> [parent]: sets NEW_TMP to a fresh directory, removed on exit.
+new_tmp() { NEW_TMP="$(mktemp -d "${2:-$CACHE/.tmp}/$1.XXXXXX")"; TMP_DIRS+=("$NEW_TMP"); }
+timed() { # timed <label> <cmd...>: run, log wall time
+  local label="$1" start=$SECONDS; shift
+  "$@"
+  log "$label took $((SECONDS - start))s"
+}
+sha() { sha256sum | cut -c1-64; }
+files_sha() { (cd "$HERE" && find "$@" -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) | sha; }
+image_label() { # image_label <image> <label>
+  buildah inspect --type image --format "{{index .Docker.Config.Labels \"$2\"}}" "$1" 2>/dev/null
+}
+# prune <dir> <glob> <keep>: removes all but the <keep> most recently used matches.
+prune() {
+  # shellcheck disable=SC2012 # names are ours, without blanks
+  (cd "$1" && ls -1td -- $2 2>/dev/null | tail -n +$(($3 + 1)) | xargs -r rm -rf)
+}
+
+RESULTS=()
+add_result() { RESULTS+=("$1=$2"); }
+
+# ---- 1. binaries ---------------------------------------------------------------------
+# go_module_dir <module> <version>: the module's directory in Go's module cache.
+go_module_dir() {
+  (cd / && go mod download -json "$1@$2") | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p'
+}
+
+# kubevirt_tree <dir>: a writable KubeVirt tree at <dir>/src with its staging modules and the
+# libnbd stub.
+kubevirt_tree() {
+  local w="$1" src="$1/src" m
+  cp -r "$(go_module_dir kubevirt.io/kubevirt "$KUBEVIRT_VERSION")" "$src"
+  mkdir -p "$src/staging/src/kubevirt.io"
+  for m in api client-go; do
+    cp -r "$(go_module_dir "kubevirt.io/$m" "$KUBEVIRT_VERSION")" "$src/staging/src/kubevirt.io/$m"
+  done
+  cp -r "$HERE/libnbd-stub" "$w/libnbd"
+  chmod -R u+w "$w"
+  (cd "$src" && go mod edit -replace libguestfs.org/libnbd=../libnbd)
+}
+
+build_binaries() { # build_binaries <dest>
+  local dest="$1" w ldflags v=kubevirt.io/client-go/version
+  new_tmp bin "$BIN_CACHE"; w="$NEW_TMP"
+  timed "binaries: source tree" kubevirt_tree "$w"
+  # What hack/version.sh stamps (buildDate fixed: the same tree gives the same binaries).
+  ldflags="-X $v.gitVersion=$KUBEVIRT_VERSION -X $v.gitTreeState=clean -X $v.buildDate=1970-01-01T00:00:00Z"
+  (
+    cd "$w/src"
+    # -trimpath: Go's build cache then serves any checkout path (and binaries hold no build path).
+    timed "binaries: go build (cgo)" go build -trimpath -ldflags "$ldflags" -o "$w/bin/" \
+      "${CGO_COMMANDS[@]/#/./}"
+    CGO_ENABLED=0 timed "binaries: go build (static)" go build -trimpath -ldflags "$ldflags" \
+      -o "$w/bin/" "${STATIC_COMMANDS[@]/#/./}"
+    # container-disk runs in a scratch-like container disk image: static, as hack/build-go.sh does.
+    gcc -static -O2 -o "$w/bin/container-disk" cmd/container-disk-v2alpha/main.c
+  ) >&2
+  mkdir -p "$w/out"
+  mv "$w/bin" "$w/out/bin"
+  cp -r "$w/src/manifests" "$w/out/manifests"
+  cp "$w/src/cmd/virt-launcher/"{qemu.conf,virtqemud.conf,nsswitch.conf,qemu} "$w/out/"
+  cp "$w/src/cmd/virt-launcher/node-labeller/node-labeller.sh" "$w/out/bin/"
+  rm -rf "$dest"
+  mv "$w/out" "$dest"
+  rm -rf "$w"
+}
+
+# ensure_binaries: sets BIN_KEY and BIN_DIR; when they are not built yet, builds them in the
+# background (BIN_PID; Go compiles while mmdebstrap downloads).
+ensure_binaries() {
+  local key
+  key="$( { printf '%s\n' "$KUBEVIRT_VERSION" "$(go env GOVERSION)" "${CGO_COMMANDS[@]}" \
+    "${STATIC_COMMANDS[@]}"; declare -f build_binaries kubevirt_tree go_module_dir
+    files_sha libnbd-stub; } | sha)"
+  BIN_KEY="${key:0:12}"
+  BIN_DIR="$BIN_CACHE/$BIN_KEY"
+  BIN_PID=""
+  # Leftovers of killed runs (we hold the lock).
+  rm -rf "$BIN_CACHE"/bin.*
+  if [[ $FORCE == 0 && -x "$BIN_DIR/bin/virt-launcher" ]]; then
+    log "binaries: $BIN_DIR is current"
+  else
+    log "binaries: building into $BIN_DIR"
+    timed "binaries" build_binaries "$BIN_DIR" &
+    BIN_PID=$!
+  fi
+  add_result KUBEVIRT_VIRTCTL "$BIN_DIR/bin/virtctl"
+}
+
+wait_binaries() {
+  if [[ -n "$BIN_PID" ]]; then
+    wait "$BIN_PID" || die "building the binaries failed"
+  fi
+  touch "$BIN_DIR"
+  prune "$BIN_CACHE" '????????????' "$KEEP"
+}
+
+# ---- 2. Debian roots -----------------------------------------------------------------
+# debian_sources: trixie's sources as mmdebstrap arguments: apt's own, else bookworm's entries
+# from apt's sources with the suite renamed (the same mirror serves both).
+debian_sources() {
+  local s
+  s="$("$ROOT/images/debian-sources.sh" "$DEBIAN_SUITE")"
+  [[ -n "$s" ]] || s="$("$ROOT/images/debian-sources.sh" bookworm | sed -E "s/ bookworm(-[a-z]+)? / $DEBIAN_SUITE\1 /")"
+  printf '%s\n' "$s"
+}
+
+# The users of KubeVirt's images (BUILD.bazel passwd entries) exist before the packages are
+# installed, so no package's postinst takes their ids. /var/run is relative: virt-handler reads a
+# launcher's sockets through /proc/<pid>/root/var/run (cmd/virt-launcher/BUILD.bazel).
+ROOT_ESSENTIAL_HOOK='chroot "$1" sh -ec "groupadd -g 107 qemu; useradd -u 107 -g 107 -d /home/qemu -s /bin/bash qemu; groupadd -g 1001 nonroot-user; useradd -u 1001 -g 1001 -d /home/nonroot-user -s /bin/bash nonroot-user"'
+ROOT_CUSTOMIZE_HOOK='rm -f "$1/var/run" && ln -s ../run "$1/var/run"'
+
+build_root() { # build_root <image> <key> <packages>
+  local image="$1" key="$2" packages="$3" w c
+  local -a sources
+  mapfile -t sources < <(debian_sources)
+  [[ ${#sources[@]} -gt 0 ]] || die "no Debian source in apt's sources lists; set DEBIAN_MIRROR"
+  new_tmp root; w="$NEW_TMP"
+  timed "$image: mmdebstrap" mmdebstrap --quiet --variant=minbase --include="$packages" \
+    --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
+    --dpkgopt='path-exclude=/usr/share/locale/*' \
+    --essential-hook="$ROOT_ESSENTIAL_HOOK" --customize-hook="$ROOT_CUSTOMIZE_HOOK" \
+    --format=tar "$DEBIAN_SUITE" "$w/rootfs.tar" "${sources[@]}" >&2
+  c="$(buildah from scratch)"; CONTAINERS+=("$c")
+  buildah add --quiet "$c" "$w/rootfs.tar" / >/dev/null
+  rm -f "$w/rootfs.tar"
+  buildah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    --label "dev.agentry.kubevirt-root-key=$key" "$c"
+  buildah commit --quiet --format docker --rm "$c" "$image" >/dev/null
+  CONTAINERS=()
+}
+
+# ensure_root <name> <packages>: sets ROOT_IMAGE.
+ensure_root() {
+  local name="$1" packages="$2" key image
+  key="$( { printf '%s\n' "$DEBIAN_SUITE" "$packages" "$ROOT_ESSENTIAL_HOOK" "$ROOT_CUSTOMIZE_HOOK"
+    declare -f build_root debian_sources; } | sha)"
+  image="$REGISTRY/root-$name:${key:0:12}"
+  if [[ $FORCE == 0 && "$(image_label "$image" dev.agentry.kubevirt-root-key)" == "$key" ]]; then
+    log "root $name: $image is current"
+  else
+    log "root $name: building $image"
+    timed "root $name" build_root "$image" "$key" "$packages"
+  fi
+  ROOT_IMAGE="$image"
+}
+
+# ---- 3. images -----------------------------------------------------------------------
+# install_files <container> <mode> <dest dir> <file...>
+install_files() {
+  local c="$1" mode="$2" dest="$3"; shift 3
+  buildah copy --quiet --chmod "$mode" "$c" "$@" "$dest/" >/dev/null
+}
+
+# assemble_<image> <container> <mount>: the component's files (its BUILD.bazel's tars).
+assemble_virt-operator() {
+  install_files "$1" 0755 /usr/bin "$BIN_DIR"/bin/{virt-operator,csv-generator}
+  buildah config --entrypoint '["/usr/bin/virt-operator"]' --user 1001 "$1"
+}
+assemble_virt-api() {
+  install_files "$1" 0755 /usr/bin "$BIN_DIR/bin/virt-api"
+  buildah config --entrypoint '["/usr/bin/virt-api"]' --user 1001 "$1"
+}
+assemble_virt-controller() {
+  install_files "$1" 0755 /usr/bin "$BIN_DIR/bin/virt-controller"
+  buildah config --entrypoint '["/usr/bin/virt-controller"]' --user 1001 "$1"
+}
+assemble_virt-handler() {
+  install_files "$1" 0755 /usr/bin "$BIN_DIR"/bin/{virt-handler,virt-chroot}
+  install_files "$1" 0644 /etc "$BIN_DIR/nsswitch.conf"
+  buildah config --entrypoint '["/usr/bin/virt-handler"]' "$1"
+}
+assemble_virt-launcher() {
+  local c="$1" mnt="$2"
+  install_files "$c" 0755 /usr/bin "$BIN_DIR"/bin/{virt-launcher,virt-launcher-monitor,virt-probe} \
+    "$BIN_DIR"/bin/{virt-freezer,virt-tail,container-disk,libvirt-hook-client,node-labeller.sh}
+  install_files "$c" 0644 /etc/libvirt "$BIN_DIR"/{qemu.conf,virtqemud.conf}
+  install_files "$c" 0644 /etc "$BIN_DIR/nsswitch.conf"
+  buildah copy --quiet --chmod 0755 --chown 107:107 "$c" "$BIN_DIR/qemu" /etc/libvirt/hooks/qemu >/dev/null
+  install_files "$c" 0755 /usr/sbin "$HERE/virtqemud-shim.sh"
+  mv "$mnt/usr/sbin/virtqemud-shim.sh" "$mnt/usr/sbin/virtqemud"
+  # The paths KubeVirt's CentOS images have: its qemu-kvm and the module directory.
+  mkdir -p "$mnt/usr/libexec" "$mnt/usr/lib64/qemu-kvm"
+  ln -sfn ../bin/qemu-system-x86_64 "$mnt/usr/libexec/qemu-kvm"
+  setcap cap_net_bind_service=+ep "$mnt/usr/bin/virt-launcher-monitor"
+  buildah config --entrypoint '["/usr/bin/virt-launcher"]' "$c"
+}
+
+# image_root <image>: the root each image is built on.
+image_root() {
+  case "$1" in
+    virt-handler) ensure_root handler "$ROOT_HANDLER_PACKAGES" ;;
+    virt-launcher) ensure_root launcher "$ROOT_LAUNCHER_PACKAGES" ;;
+    *) ensure_root minimal "$ROOT_MINIMAL_PACKAGES" ;;
+  esac
+}
+
+build_image() { # build_image <name> <root image> <tag> <key>
+  local name="$1" root="$2" tag="$3" key="$4" c mnt
+  c="$(buildah from --pull=never "$root")"; CONTAINERS+=("$c")
+  mnt="$(buildah mount "$c")"
+  printf '%s\n' "$KUBEVIRT_VERSION" >"$mnt/.version"
+  "assemble_$name" "$c" "$mnt"
+  buildah umount "$c" >/dev/null
+  buildah config --label "dev.agentry.kubevirt-key=$key" \
+    --label "io.kubevirt.version=$KUBEVIRT_VERSION" "$c"
+  buildah commit --quiet --format docker --rm "$c" "$tag" >/dev/null
+  CONTAINERS=()
+}
+
+ensure_image() { # ensure_image <name>
+  local name="$1" tag="$REGISTRY/$1:$KUBEVIRT_VERSION" key archive w result
+  image_root "$name"
+  key="$( { printf '%s\n' "$name" "$ROOT_IMAGE" "$BIN_KEY"; declare -f build_image install_files \
+    "assemble_$name"; files_sha virtqemud-shim.sh; } | sha)"
+  if [[ $FORCE == 0 && "$(image_label "$tag" dev.agentry.kubevirt-key)" == "$key" ]]; then
+    log "$name: $tag is current"
+  else
+    log "$name: building $tag"
+    timed "$name: image" build_image "$name" "$ROOT_IMAGE" "$tag" "$key"
+  fi
+  archive="$CACHE/archives/$name-$KUBEVIRT_VERSION-${key:0:12}.tar"
+  if [[ $FORCE == 1 || ! -s "$archive" ]]; then
+    new_tmp archive; w="$NEW_TMP"
+    timed "$name: docker-archive" buildah push --quiet "$tag" "docker-archive:$w/image.tar:$tag" >&2
+    mv -f "$w/image.tar" "$archive"
+  fi
+  touch "$archive"
+  prune "$CACHE/archives" "$name-$KUBEVIRT_VERSION-????????????.tar" "$KEEP"
+  result="KUBEVIRT_IMAGE_$(tr 'a-z-' 'A-Z_' <<<"$name")_ARCHIVE"
+  add_result "$result" "$archive"
+  IMAGE_NAMES+=("$tag")
+}
+
+# ---- 4. manifests --------------------------------------------------------------------
+# generate_manifests <dir>: hack/generate.sh's generated/ files, then hack/build-manifests.sh's
+# two templator passes over release/kubevirt-operator.yaml.in.
+generate_manifests() {
+  local out="$1" w gen tools="$BIN_DIR/bin"
+  new_tmp manifests; w="$NEW_TMP"
+  cp -r "$BIN_DIR/manifests" "$w/manifests"
+  chmod -R u+w "$w/manifests"
+  gen="$w/manifests/generated"
+  rm -f "$gen"/*
+  "$tools/resource-generator" --type=priorityclass >"$gen/kubevirt-priority-class.yaml"
+  "$tools/resource-generator" --type=kv >"$gen/kv-resource.yaml"
+  "$tools/resource-generator" --type=networkpolicies --namespace='{{.Namespace}}' \
+    >"$gen/kubevirt-network-policies.yaml.in"
+  "$tools/resource-generator" --type=kv-cr --namespace='{{.Namespace}}' \
+    --pullPolicy='{{.ImagePullPolicy}}' --featureGates='{{.FeatureGates}}' \
+    --infraReplicas='{{.InfraReplicas}}' --hypervisor='{{.Hypervisor}}' >"$gen/kubevirt-cr.yaml.in"
+  "$tools/resource-generator" --type=operator-rbac --namespace='{{.Namespace}}' \
+    >"$gen/rbac-operator.authorization.k8s.yaml.in"
+  "$tools/manifest-templator" --process-files --generated-manifests-dir="$gen/" \
+    --input-file="$w/manifests/release/kubevirt-operator.yaml.in" >"$w/operator.yaml.in"
+  mkdir -p "$w/out"
+  "$tools/manifest-templator" --process-vars --input-file="$w/operator.yaml.in" \
+    --namespace="$NAMESPACE" --container-prefix="$REGISTRY" --container-tag="$KUBEVIRT_VERSION" \
+    --image-pull-policy=IfNotPresent --verbosity=2 --cdi-namespace=cdi --csv-namespace=placeholder \
+    --csv-version=0.0.0 --package-name=kubevirt-dev --infra-replicas=0 \
+    --bundle-out-dir="$w/bundle" >"$w/out/kubevirt-operator.yaml"
+  sed -i -e '${/^$/d;}' "$w/out/kubevirt-operator.yaml"
+  grep -q "image: $REGISTRY/virt-operator:$KUBEVIRT_VERSION" "$w/out/kubevirt-operator.yaml" ||
+    die "kubevirt-operator.yaml does not name $REGISTRY/virt-operator:$KUBEVIRT_VERSION"
+  cp "$HERE/kubevirt-cr.yaml" "$w/out/kubevirt-cr.yaml"
+  rm -rf "$out"
+  mv "$w/out" "$out"
+}
+
+ensure_manifests() {
+  local key dir
+  key="$( { printf '%s\n' "$BIN_KEY" "$REGISTRY" "$NAMESPACE"; declare -f generate_manifests
+    files_sha kubevirt-cr.yaml; } | sha)"
+  dir="$CACHE/manifests-${key:0:12}"
+  if [[ $FORCE == 1 || ! -s "$dir/kubevirt-operator.yaml" ]]; then
+    timed "manifests" generate_manifests "$dir"
+  fi
+  touch "$dir"
+  prune "$CACHE" 'manifests-????????????' "$KEEP"
+  add_result KUBEVIRT_OPERATOR_MANIFEST "$dir/kubevirt-operator.yaml"
+  add_result KUBEVIRT_CR_EXAMPLE "$dir/kubevirt-cr.yaml"
+}
+
+# ---- main ----------------------------------------------------------------------------
+START=$SECONDS
+IMAGE_NAMES=()
+ensure_binaries
+for p in ${ONLY//,/ }; do image_root "$p"; done
+wait_binaries
+ensure_manifests
+for p in ${ONLY//,/ }; do ensure_image "$p"; done
+add_result KUBEVIRT_IMAGES "${IMAGE_NAMES[*]}"
+log "done in $((SECONDS - START))s"
+
+printf '%s\n' "${RESULTS[@]}"
+if [[ -n "$OUT_FILE" ]]; then
+  mkdir -p "$(dirname "$OUT_FILE")"
+  printf '%s\n' "${RESULTS[@]}" >"$OUT_FILE.tmp.$$"
+  mv -f "$OUT_FILE.tmp.$$" "$OUT_FILE"
+fi

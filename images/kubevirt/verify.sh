@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Check the KubeVirt images made by images/kubevirt/build.sh without a cluster: in a buildah
+# container of each image, its binaries load (ldd) and start (--help or --version), its
+# entrypoint, user and files are what BUILD.bazel says; in the launcher image, the virtqemud shim
+# starts libvirtd with KubeVirt's configuration as virt-launcher does (root with qemu:///system,
+# and uid 107 with virt-launcher's session socket), virsh answers `version` and
+# `domcapabilities --virttype qemu`, and a diskless TCG domain starts under libvirt and is
+# destroyed.
+#
+# Usage: images/kubevirt/verify.sh [-h]
+# Exits non-zero at the first failed check. Needs (root): buildah, runc.
+set -euo pipefail
+shopt -s inherit_errexit
+
+KUBEVIRT_VERSION=v1.8.0
+REGISTRY=localhost/kubevirt
+export BUILDAH_RUNTIME="${BUILDAH_RUNTIME:-/usr/sbin/runc}"
+
+log() { printf '[kubevirt-verify] %s\n' "$*" >&2; }
+die() { log "FAILED: $*"; exit 1; }
+[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 0; }
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+
+CONTAINERS=()
+cleanup() { local c; for c in "${CONTAINERS[@]}"; do buildah rm "$c" >/dev/null 2>&1 || true; done; }
+trap cleanup EXIT
+
+# container <image>: sets C to a new working container of the image.
+container() {
+  C="$(buildah from --pull=never "$REGISTRY/$1:$KUBEVIRT_VERSION")" || die "no image $1"
+  CONTAINERS+=("$C")
+}
+in_c() { buildah run --network host "$C" -- "$@"; }
+config() { buildah inspect --type image --format "$2" "$REGISTRY/$1:$KUBEVIRT_VERSION"; }
+
+check_config() { # check_config <image> <entrypoint> <user>
+  local ep user
+  ep="$(config "$1" '{{json .Docker.Config.Entrypoint}}')"
+  user="$(config "$1" '{{.Docker.Config.User}}')"
+  [[ "$ep" == "[\"$2\"]" ]] || die "$1: entrypoint $ep, not $2"
+  [[ "$user" == "$3" ]] || die "$1: user '$user', not '$3'"
+  log "$1: entrypoint $2, user '${3:-root}'"
+}
+
+# check_binaries <image> <binary...>: each loads and prints its help or version.
+check_binaries() {
+  local image="$1" b out; shift
+  container "$image"
+  for b in "$@"; do
+    if in_c ldd "/usr/bin/$b" 2>&1 | grep -q 'not found'; then
+      die "$image: $b has unresolved libraries: $(in_c ldd "/usr/bin/$b" | grep 'not found' | tr '\n' ' ')"
+    fi
+    out="$(in_c "/usr/bin/$b" --help 2>&1 || true)"
+    grep -qiE 'usage|flags|options|version' <<<"$out" || die "$image: $b --help printed: ${out:0:300}"
+  done
+  in_c cat /.version | grep -qx "$KUBEVIRT_VERSION" || die "$image: /.version is not $KUBEVIRT_VERSION"
+  log "$image: $* load and start"
+}
+
+check_users() { # check_users <image>: qemu is 107:107 and nonroot-user 1001.
+  in_c getent passwd qemu | grep -q '^qemu:x:107:107:' || die "$1: no user qemu with uid 107"
+  in_c getent passwd nonroot-user | grep -q ':1001:1001:' || die "$1: no nonroot-user with uid 1001"
+}
+
+verify_control_plane() {
+  check_config virt-operator /usr/bin/virt-operator 1001
+  check_binaries virt-operator virt-operator csv-generator
+  check_config virt-api /usr/bin/virt-api 1001
+  check_binaries virt-api virt-api
+  check_config virt-controller /usr/bin/virt-controller 1001
+  check_binaries virt-controller virt-controller
+}
+
+verify_handler() {
+  check_config virt-handler /usr/bin/virt-handler ""
+  check_binaries virt-handler virt-handler virt-chroot qemu-img nft findmnt sysctl
+  check_users virt-handler
+  [[ "$(in_c readlink /var/run)" == ../run ]] || die "virt-handler: /var/run is not ../run"
+}
+
+verify_launcher() {
+  local caps
+  check_config virt-launcher /usr/bin/virt-launcher ""
+  check_binaries virt-launcher virt-launcher virt-launcher-monitor virt-probe virt-freezer \
+    virt-tail libvirt-hook-client virsh qemu-system-x86_64 qemu-img
+  check_users virt-launcher
+  [[ "$(in_c readlink /var/run)" == ../run ]] || die "virt-launcher: /var/run is not ../run"
+  in_c test -x /usr/bin/container-disk -a -x /usr/bin/node-labeller.sh -a -x /usr/sbin/virtlogd \
+    -a -x /usr/libexec/qemu-kvm -a -f /etc/libvirt/qemu.conf -a -f /etc/libvirt/virtqemud.conf ||
+    die "virt-launcher: a file KubeVirt expects is missing"
+  in_c stat -c '%u:%g %a' /etc/libvirt/hooks/qemu | grep -qx '107:107 755' ||
+    die "virt-launcher: /etc/libvirt/hooks/qemu is not 107:107 0755"
+  caps="$(in_c getcap /usr/bin/virt-launcher-monitor)"
+  [[ "$caps" == *cap_net_bind_service* ]] || die "virt-launcher: virt-launcher-monitor has no cap_net_bind_service ($caps)"
+  log "virt-launcher: files, users, capabilities"
+  buildah copy --quiet --chmod 0755 "$C" "$HERE/verify-libvirt.sh" /tmp/verify-libvirt.sh >/dev/null
+  in_c /tmp/verify-libvirt.sh root || die "virt-launcher: libvirt as root"
+  in_c /tmp/verify-libvirt.sh nonroot || die "virt-launcher: libvirt as uid 107"
+  log "virt-launcher: libvirtd via the shim answers virsh and runs a TCG domain (root and uid 107)"
+}
+
+verify_control_plane
+verify_handler
+verify_launcher
+log "all checks passed"
