@@ -100,14 +100,21 @@ done
 
 mkdir -p "$CACHE/archives" "$CACHE/.tmp" "$BIN_CACHE"
 CACHE="$(cd "$CACHE" && pwd -P)"
-# shellcheck source=images/cache-lock.sh
+# shellcheck source=images/cache-lock.sh disable=SC1091
 source "$ROOT/images/cache-lock.sh"
 lock_cache "$CACHE" images/kubevirt/build.sh
 
 TMP_DIRS=()
 CONTAINERS=()
+# kill_tree <pid>: the process and its descendants (the background Go build).
+kill_tree() {
+  local p
+  for p in $(pgrep -P "$1"); do kill_tree "$p"; done
+  kill "$1" 2>/dev/null || true
+}
 cleanup() {
   local c d
+  if [[ -n "${BIN_PID:-}" ]] && kill -0 "$BIN_PID" 2>/dev/null; then kill_tree "$BIN_PID"; wait "$BIN_PID" || true; fi
   for c in "${CONTAINERS[@]}"; do buildah rm "$c" >/dev/null 2>&1 || true; done
   for d in "${TMP_DIRS[@]}"; do rm -rf "$d"; done
 }
@@ -126,7 +133,7 @@ image_label() { # image_label <image> <label>
 }
 # prune <dir> <glob> <keep>: removes all but the <keep> most recently used matches.
 prune() {
-  # shellcheck disable=SC2012 # names are ours, without blanks
+  # shellcheck disable=SC2012,SC2086 # names are ours, without blanks; $2 is a glob
   (cd "$1" && ls -1td -- $2 2>/dev/null | tail -n +$(($3 + 1)) | xargs -r rm -rf)
 }
 
@@ -222,7 +229,10 @@ debian_sources() {
 # The users of KubeVirt's images (BUILD.bazel passwd entries) exist before the packages are
 # installed, so no package's postinst takes their ids. /var/run is relative: virt-handler reads a
 # launcher's sockets through /proc/<pid>/root/var/run (cmd/virt-launcher/BUILD.bazel).
-ROOT_ESSENTIAL_HOOK='chroot "$1" sh -ec "groupadd -g 107 qemu; useradd -u 107 -g 107 -d /home/qemu -s /bin/bash qemu; groupadd -g 1001 nonroot-user; useradd -u 1001 -g 1001 -d /home/nonroot-user -s /bin/bash nonroot-user"'
+# (No useradd yet at that stage: the entries are written as base-passwd's are.)
+# shellcheck disable=SC2016 # $1 is mmdebstrap's, expanded by its hook shell
+ROOT_ESSENTIAL_HOOK='printf "qemu:x:107:107:qemu:/home/qemu:/bin/bash\nnonroot-user:x:1001:1001::/home/nonroot-user:/bin/bash\n" >>"$1/etc/passwd" && printf "qemu:x:107:\nnonroot-user:x:1001:\n" >>"$1/etc/group"'
+# shellcheck disable=SC2016
 ROOT_CUSTOMIZE_HOOK='rm -f "$1/var/run" && ln -s ../run "$1/var/run"'
 
 build_root() { # build_root <image> <key> <packages>
@@ -373,6 +383,7 @@ generate_manifests() {
     --namespace="$NAMESPACE" --container-prefix="$REGISTRY" --container-tag="$KUBEVIRT_VERSION" \
     --image-pull-policy=IfNotPresent --verbosity=2 --cdi-namespace=cdi --csv-namespace=placeholder \
     --csv-version=0.0.0 --package-name=kubevirt-dev --infra-replicas=0 \
+    --kubevirt-logo-path="$(go_module_dir kubevirt.io/kubevirt "$KUBEVIRT_VERSION")/assets/kubevirt_logo.png" \
     --bundle-out-dir="$w/bundle" >"$w/out/kubevirt-operator.yaml"
   sed -i -e '${/^$/d;}' "$w/out/kubevirt-operator.yaml"
   grep -q "image: $REGISTRY/virt-operator:$KUBEVIRT_VERSION" "$w/out/kubevirt-operator.yaml" ||
@@ -402,8 +413,8 @@ IMAGE_NAMES=()
 ensure_binaries
 for p in ${ONLY//,/ }; do image_root "$p"; done
 wait_binaries
-ensure_manifests
 for p in ${ONLY//,/ }; do ensure_image "$p"; done
+ensure_manifests
 add_result KUBEVIRT_IMAGES "${IMAGE_NAMES[*]}"
 log "done in $((SECONDS - START))s"
 

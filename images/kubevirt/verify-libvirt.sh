@@ -51,7 +51,14 @@ cat >/tmp/probe.xml <<'EOF'
 </domain>
 EOF
 virsh create /tmp/probe.xml
-virsh domstate kubevirt-image-probe | grep -qx running ||
-  { echo "the probe domain is not running" >&2; cat /tmp/virtqemud.log >&2; exit 1; }
+# Running for a few seconds: QEMU started, SeaBIOS runs (there is nothing to boot).
+sleep 3
+state="$(virsh domstate kubevirt-image-probe 2>&1 || true)"
+if [[ "$state" != running* ]]; then
+  echo "the probe domain is '$state', not running" >&2
+  cat /var/log/libvirt/qemu/kubevirt-image-probe.log /var/run/kubevirt-private/libvirt/qemu/log/*.log \
+    /tmp/virtqemud.log 2>/dev/null | grep -v MSRFromKVM >&2
+  exit 1
+fi
 virsh destroy kubevirt-image-probe
 echo "libvirt ($mode): version, domcapabilities and a TCG domain: ok"
