@@ -35,22 +35,23 @@ config() { buildah inspect --type image --format "$2" "$REGISTRY/$1:$KUBEVIRT_VE
 
 check_config() { # check_config <image> <entrypoint> <user>
   local ep user
-  ep="$(config "$1" '{{json .Docker.Config.Entrypoint}}')"
+  ep="$(config "$1" '{{.Docker.Config.Entrypoint}}')"
   user="$(config "$1" '{{.Docker.Config.User}}')"
-  [[ "$ep" == "[\"$2\"]" ]] || die "$1: entrypoint $ep, not $2"
+  [[ "$ep" == "[$2]" ]] || die "$1: entrypoint $ep, not $2"
   [[ "$user" == "$3" ]] || die "$1: user '$user', not '$3'"
   log "$1: entrypoint $2, user '${3:-root}'"
 }
 
 # check_binaries <image> <binary...>: each loads and prints its help or version.
 check_binaries() {
-  local image="$1" b out; shift
+  local image="$1" b path out; shift
   container "$image"
   for b in "$@"; do
-    if in_c ldd "/usr/bin/$b" 2>&1 | grep -q 'not found'; then
-      die "$image: $b has unresolved libraries: $(in_c ldd "/usr/bin/$b" | grep 'not found' | tr '\n' ' ')"
+    path="$(in_c sh -c "command -v $b")" || die "$image: no $b on the PATH"
+    if in_c ldd "$path" 2>&1 | grep -q 'not found'; then
+      die "$image: $b has unresolved libraries: $(in_c ldd "$path" | grep 'not found' | tr '\n' ' ')"
     fi
-    out="$(in_c "/usr/bin/$b" --help 2>&1 || true)"
+    out="$(in_c "$path" --help 2>&1 || true)"
     grep -qiE 'usage|flags|options|version' <<<"$out" || die "$image: $b --help printed: ${out:0:300}"
   done
   in_c cat /.version | grep -qx "$KUBEVIRT_VERSION" || die "$image: /.version is not $KUBEVIRT_VERSION"
@@ -82,9 +83,14 @@ verify_launcher() {
   local caps
   check_config virt-launcher /usr/bin/virt-launcher ""
   check_binaries virt-launcher virt-launcher virt-launcher-monitor virt-probe virt-freezer \
-    virt-tail libvirt-hook-client virsh qemu-system-x86_64 qemu-img
+    virt-tail virsh qemu-system-x86_64 qemu-img libvirtd virtlogd
   check_users virt-launcher
   [[ "$(in_c readlink /var/run)" == ../run ]] || die "virt-launcher: /var/run is not ../run"
+  # libvirt-hook-client has no --help; container-disk is static.
+  in_c sh -c 'ldd /usr/bin/libvirt-hook-client 2>&1 || true' | grep -q 'not found' &&
+    die "virt-launcher: libvirt-hook-client does not load"
+  in_c sh -c 'ldd /usr/bin/container-disk 2>&1 || true' | grep -q 'not a dynamic executable' ||
+    die "virt-launcher: container-disk is not static"
   in_c test -x /usr/bin/container-disk -a -x /usr/bin/node-labeller.sh -a -x /usr/sbin/virtlogd \
     -a -x /usr/libexec/qemu-kvm -a -f /etc/libvirt/qemu.conf -a -f /etc/libvirt/virtqemud.conf ||
     die "virt-launcher: a file KubeVirt expects is missing"
