@@ -342,7 +342,7 @@ ensure_image() { # ensure_image <name>
   local name="$1" tag="$REGISTRY/$1:$KUBEVIRT_VERSION" key archive w result
   image_root "$name"
   key="$( { printf '%s\n' "$name" "$ROOT_IMAGE" "$BIN_KEY"; declare -f build_image install_files \
-    "assemble_$name"; files_sha virtqemud-shim.sh; } | sha)"
+    "assemble_$name"; if [[ $name == virt-launcher ]]; then files_sha virtqemud-shim.sh; fi; } | sha)"
   if [[ $FORCE == 0 && "$(image_label "$tag" dev.agentry.kubevirt-key)" == "$key" ]]; then
     log "$name: $tag is current"
   else
