@@ -312,6 +312,12 @@ assemble_virt-launcher() {
   # The paths KubeVirt's CentOS images have: its qemu-kvm and the module directory.
   mkdir -p "$mnt/usr/libexec" "$mnt/usr/lib64/qemu-kvm"
   ln -sfn ../bin/qemu-system-x86_64 "$mnt/usr/libexec/qemu-kvm"
+  # The EFI file names virt-launcher looks for in /usr/share/OVMF (pkg/virt-launcher/virtwrap/efi)
+  # for Debian's 4 MB builds; secure boot's variables with Microsoft's keys, as CentOS's are.
+  ln -sfn OVMF_CODE_4M.fd "$mnt/usr/share/OVMF/OVMF_CODE.fd"
+  ln -sfn OVMF_VARS_4M.fd "$mnt/usr/share/OVMF/OVMF_VARS.fd"
+  ln -sfn OVMF_CODE_4M.secboot.fd "$mnt/usr/share/OVMF/OVMF_CODE.secboot.fd"
+  ln -sfn OVMF_VARS_4M.ms.fd "$mnt/usr/share/OVMF/OVMF_VARS.secboot.fd"
   setcap cap_net_bind_service=+ep "$mnt/usr/bin/virt-launcher-monitor"
   buildah config --entrypoint '["/usr/bin/virt-launcher"]' "$c"
 }

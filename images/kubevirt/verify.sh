@@ -95,7 +95,9 @@ verify_launcher() {
   in_c sh -c 'ldd /usr/bin/container-disk 2>&1 || true' | has 'not a dynamic executable' ||
     die "virt-launcher: container-disk is not static"
   in_c test -x /usr/bin/container-disk -a -x /usr/bin/node-labeller.sh -a -x /usr/sbin/virtlogd \
-    -a -x /usr/libexec/qemu-kvm -a -f /etc/libvirt/qemu.conf -a -f /etc/libvirt/virtqemud.conf ||
+    -a -x /usr/libexec/qemu-kvm -a -f /etc/libvirt/qemu.conf -a -f /etc/libvirt/virtqemud.conf \
+    -a -s /usr/share/OVMF/OVMF_CODE.fd -a -s /usr/share/OVMF/OVMF_VARS.fd \
+    -a -s /usr/share/OVMF/OVMF_CODE.secboot.fd -a -s /usr/share/OVMF/OVMF_VARS.secboot.fd ||
     die "virt-launcher: a file KubeVirt expects is missing"
   in_c stat -c '%u:%g %a' /etc/libvirt/hooks/qemu | has -x '107:107 755' ||
     die "virt-launcher: /etc/libvirt/hooks/qemu is not 107:107 0755"
