@@ -36,6 +36,7 @@
 # 4. Manifests: resource-generator and manifest-templator run as hack/generate.sh and
 #    hack/build-manifests.sh do, into .../kubevirt/manifests-<key12>/.
 #
+# What each image holds is in image-contents.sh, the manifest steps in manifests.sh (both sourced).
 # Concurrent runs are serialized with flock on the images cache's kubevirt/ directory.
 # Environment: AGENTRY_IMAGES_CACHE, AGENTRY_TOOLS_CACHE (above); DEBIAN_MIRROR; BUILDAH_RUNTIME
 # (default /usr/sbin/runc).
@@ -46,6 +47,7 @@ shopt -s inherit_errexit
 
 KUBEVIRT_VERSION=v1.8.0
 REGISTRY=localhost/kubevirt
+# shellcheck disable=SC2034 # used by manifests.sh
 NAMESPACE=kubevirt
 DEBIAN_SUITE=trixie
 ALL_IMAGES=virt-operator,virt-api,virt-controller,virt-handler,virt-launcher
@@ -55,11 +57,6 @@ CGO_COMMANDS=(cmd/virt-launcher cmd/virt-launcher/libvirt-hook-client cmd/virt-l
   cmd/virt-handler cmd/virt-chroot cmd/virt-probe cmd/virt-freezer cmd/virt-tail cmd/virtctl)
 STATIC_COMMANDS=(cmd/virt-operator cmd/virt-api cmd/virt-controller tools/csv-generator
   tools/manifest-templator tools/resource-generator)
-ROOT_MINIMAL_PACKAGES="ca-certificates"
-ROOT_HANDLER_PACKAGES="ca-certificates,qemu-utils,nftables,iptables,procps,util-linux,mount"
-ROOT_LAUNCHER_PACKAGES="ca-certificates,libvirt-daemon,libvirt-daemon-driver-qemu,libvirt-clients,\
-libvirt-daemon-log,qemu-system-x86,qemu-utils,ovmf,seabios,nftables,iptables,procps,util-linux,\
-mount,libcap2-bin"
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 ROOT="$(cd "$HERE/../.." && pwd -P)"
@@ -165,7 +162,7 @@ build_binaries() { # build_binaries <dest>
   new_tmp bin "$BIN_CACHE"; w="$NEW_TMP"
   timed "binaries: source tree" kubevirt_tree "$w"
   # What hack/version.sh stamps (buildDate fixed: the same tree gives the same binaries), and
-  # stripped (-s -w), as Bazel's release binaries are: a third smaller images.
+  # stripped (-s -w), as Bazel's release binaries are: images a fifth smaller.
   ldflags="-s -w -X $v.gitVersion=$KUBEVIRT_VERSION -X $v.gitTreeState=clean"
   ldflags+=" -X $v.buildDate=1970-01-01T00:00:00Z"
   (
@@ -276,60 +273,8 @@ ensure_root() {
 }
 
 # ---- 3. images -----------------------------------------------------------------------
-# install_files <container> <mode> <dest dir> <file...>
-install_files() {
-  local c="$1" mode="$2" dest="$3"; shift 3
-  buildah copy --quiet --chmod "$mode" "$c" "$@" "$dest/" >/dev/null
-}
-
-# assemble_<image> <container> <mount>: the component's files (its BUILD.bazel's tars).
-assemble_virt-operator() {
-  install_files "$1" 0755 /usr/bin "$BIN_DIR"/bin/{virt-operator,csv-generator}
-  buildah config --entrypoint '["/usr/bin/virt-operator"]' --user 1001 "$1"
-}
-assemble_virt-api() {
-  install_files "$1" 0755 /usr/bin "$BIN_DIR/bin/virt-api"
-  buildah config --entrypoint '["/usr/bin/virt-api"]' --user 1001 "$1"
-}
-assemble_virt-controller() {
-  install_files "$1" 0755 /usr/bin "$BIN_DIR/bin/virt-controller"
-  buildah config --entrypoint '["/usr/bin/virt-controller"]' --user 1001 "$1"
-}
-assemble_virt-handler() {
-  install_files "$1" 0755 /usr/bin "$BIN_DIR"/bin/{virt-handler,virt-chroot}
-  install_files "$1" 0644 /etc "$BIN_DIR/nsswitch.conf"
-  buildah config --entrypoint '["/usr/bin/virt-handler"]' "$1"
-}
-assemble_virt-launcher() {
-  local c="$1" mnt="$2"
-  install_files "$c" 0755 /usr/bin "$BIN_DIR"/bin/{virt-launcher,virt-launcher-monitor,virt-probe} \
-    "$BIN_DIR"/bin/{virt-freezer,virt-tail,container-disk,libvirt-hook-client,node-labeller.sh}
-  install_files "$c" 0644 /etc/libvirt "$BIN_DIR"/{qemu.conf,virtqemud.conf}
-  install_files "$c" 0644 /etc "$BIN_DIR/nsswitch.conf"
-  buildah copy --quiet --chmod 0755 --chown 107:107 "$c" "$BIN_DIR/qemu" /etc/libvirt/hooks/qemu >/dev/null
-  install_files "$c" 0755 /usr/sbin "$HERE/virtqemud-shim.sh"
-  mv "$mnt/usr/sbin/virtqemud-shim.sh" "$mnt/usr/sbin/virtqemud"
-  # The paths KubeVirt's CentOS images have: its qemu-kvm and the module directory.
-  mkdir -p "$mnt/usr/libexec" "$mnt/usr/lib64/qemu-kvm"
-  ln -sfn ../bin/qemu-system-x86_64 "$mnt/usr/libexec/qemu-kvm"
-  # The EFI file names virt-launcher looks for in /usr/share/OVMF (pkg/virt-launcher/virtwrap/efi)
-  # for Debian's 4 MB builds; secure boot's variables with Microsoft's keys, as CentOS's are.
-  ln -sfn OVMF_CODE_4M.fd "$mnt/usr/share/OVMF/OVMF_CODE.fd"
-  ln -sfn OVMF_VARS_4M.fd "$mnt/usr/share/OVMF/OVMF_VARS.fd"
-  ln -sfn OVMF_CODE_4M.secboot.fd "$mnt/usr/share/OVMF/OVMF_CODE.secboot.fd"
-  ln -sfn OVMF_VARS_4M.ms.fd "$mnt/usr/share/OVMF/OVMF_VARS.secboot.fd"
-  setcap cap_net_bind_service=+ep "$mnt/usr/bin/virt-launcher-monitor"
-  buildah config --entrypoint '["/usr/bin/virt-launcher"]' "$c"
-}
-
-# image_root <image>: the root each image is built on.
-image_root() {
-  case "$1" in
-    virt-handler) ensure_root handler "$ROOT_HANDLER_PACKAGES" ;;
-    virt-launcher) ensure_root launcher "$ROOT_LAUNCHER_PACKAGES" ;;
-    *) ensure_root minimal "$ROOT_MINIMAL_PACKAGES" ;;
-  esac
-}
+# shellcheck source=images/kubevirt/image-contents.sh disable=SC1091
+source "$HERE/image-contents.sh"
 
 build_image() { # build_image <name> <root image> <tag> <key>
   local name="$1" root="$2" tag="$3" key="$4" c mnt
@@ -369,54 +314,8 @@ ensure_image() { # ensure_image <name>
 }
 
 # ---- 4. manifests --------------------------------------------------------------------
-# generate_manifests <dir>: hack/generate.sh's generated/ files, then hack/build-manifests.sh's
-# two templator passes over release/kubevirt-operator.yaml.in.
-generate_manifests() {
-  local out="$1" w gen tools="$BIN_DIR/bin"
-  new_tmp manifests; w="$NEW_TMP"
-  cp -r "$BIN_DIR/manifests" "$w/manifests"
-  chmod -R u+w "$w/manifests"
-  gen="$w/manifests/generated"
-  rm -f "$gen"/*
-  "$tools/resource-generator" --type=priorityclass >"$gen/kubevirt-priority-class.yaml"
-  "$tools/resource-generator" --type=kv >"$gen/kv-resource.yaml"
-  "$tools/resource-generator" --type=networkpolicies --namespace='{{.Namespace}}' \
-    >"$gen/kubevirt-network-policies.yaml.in"
-  "$tools/resource-generator" --type=kv-cr --namespace='{{.Namespace}}' \
-    --pullPolicy='{{.ImagePullPolicy}}' --featureGates='{{.FeatureGates}}' \
-    --infraReplicas='{{.InfraReplicas}}' --hypervisor='{{.Hypervisor}}' >"$gen/kubevirt-cr.yaml.in"
-  "$tools/resource-generator" --type=operator-rbac --namespace='{{.Namespace}}' \
-    >"$gen/rbac-operator.authorization.k8s.yaml.in"
-  "$tools/manifest-templator" --process-files --generated-manifests-dir="$gen/" \
-    --input-file="$w/manifests/release/kubevirt-operator.yaml.in" >"$w/operator.yaml.in"
-  mkdir -p "$w/out"
-  "$tools/manifest-templator" --process-vars --input-file="$w/operator.yaml.in" \
-    --namespace="$NAMESPACE" --container-prefix="$REGISTRY" --container-tag="$KUBEVIRT_VERSION" \
-    --image-pull-policy=IfNotPresent --verbosity=2 --cdi-namespace=cdi --csv-namespace=placeholder \
-    --csv-version=0.0.0 --package-name=kubevirt-dev --infra-replicas=0 \
-    --kubevirt-logo-path="$(go_module_dir kubevirt.io/kubevirt "$KUBEVIRT_VERSION")/assets/kubevirt_logo.png" \
-    --bundle-out-dir="$w/bundle" >"$w/out/kubevirt-operator.yaml"
-  sed -i -e '${/^$/d;}' "$w/out/kubevirt-operator.yaml"
-  grep -q "image: $REGISTRY/virt-operator:$KUBEVIRT_VERSION" "$w/out/kubevirt-operator.yaml" ||
-    die "kubevirt-operator.yaml does not name $REGISTRY/virt-operator:$KUBEVIRT_VERSION"
-  cp "$HERE/kubevirt-cr.yaml" "$w/out/kubevirt-cr.yaml"
-  rm -rf "$out"
-  mv "$w/out" "$out"
-}
-
-ensure_manifests() {
-  local key dir
-  key="$( { printf '%s\n' "$BIN_KEY" "$REGISTRY" "$NAMESPACE"; declare -f generate_manifests
-    files_sha kubevirt-cr.yaml; } | sha)"
-  dir="$CACHE/manifests-${key:0:12}"
-  if [[ $FORCE == 1 || ! -s "$dir/kubevirt-operator.yaml" ]]; then
-    timed "manifests" generate_manifests "$dir"
-  fi
-  touch "$dir"
-  prune "$CACHE" 'manifests-????????????' "$KEEP"
-  add_result KUBEVIRT_OPERATOR_MANIFEST "$dir/kubevirt-operator.yaml"
-  add_result KUBEVIRT_CR_EXAMPLE "$dir/kubevirt-cr.yaml"
-}
+# shellcheck source=images/kubevirt/manifests.sh disable=SC1091
+source "$HERE/manifests.sh"
 
 # ---- main ----------------------------------------------------------------------------
 START=$SECONDS
