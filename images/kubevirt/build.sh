@@ -65,6 +65,7 @@ TOOLS_CACHE="${AGENTRY_TOOLS_CACHE:-$HOME/.cache/agentry-tools}"
 CACHE="$IMAGES_CACHE/kubevirt"
 BIN_CACHE="$TOOLS_CACHE/kubevirt-$KUBEVIRT_VERSION"
 KEEP=2
+KEEP_ARCHIVES=$KEEP # build-helpers.sh's ensure_archive
 export BUILDAH_RUNTIME="${BUILDAH_RUNTIME:-/usr/sbin/runc}"
 export GOWORK=off GOFLAGS="-buildvcs=false -mod=mod" GOTOOLCHAIN=local
 
@@ -101,41 +102,41 @@ CACHE="$(cd "$CACHE" && pwd -P)"
 source "$ROOT/images/cache-lock.sh"
 lock_cache "$CACHE" images/kubevirt/build.sh
 
-TMP_DIRS=()
-CONTAINERS=()
+# shellcheck source=images/build-helpers.sh
+source "$ROOT/images/build-helpers.sh"
+# shellcheck source=images/prune-tags.sh
+source "$ROOT/images/prune-tags.sh"
+
 # kill_tree <pid>: the process and its descendants (the background Go build).
 kill_tree() {
   local p
   for p in $(pgrep -P "$1"); do kill_tree "$p"; done
   kill "$1" 2>/dev/null || true
 }
-cleanup() {
-  local c d
-  if [[ -n "${BIN_PID:-}" ]] && kill -0 "$BIN_PID" 2>/dev/null; then kill_tree "$BIN_PID"; wait "$BIN_PID" || true; fi
-  for c in "${CONTAINERS[@]}"; do buildah rm "$c" >/dev/null 2>&1 || true; done
-  for d in "${TMP_DIRS[@]}"; do rm -rf "$d"; done
+# On exit the Go build stops too, then build-helpers' cleanup.
+stop_binaries() {
+  if [[ -n "${BIN_PID:-}" ]] && kill -0 "$BIN_PID" 2>/dev/null; then
+    kill_tree "$BIN_PID"
+    wait "$BIN_PID" || true
+  fi
 }
-trap cleanup EXIT
-# new_tmp <name> [parent]: sets NEW_TMP to a fresh directory, removed on exit.
-new_tmp() { NEW_TMP="$(mktemp -d "${2:-$CACHE/.tmp}/$1.XXXXXX")"; TMP_DIRS+=("$NEW_TMP"); }
-timed() { # timed <label> <cmd...>: run, log wall time
-  local label="$1" start=$SECONDS; shift
-  "$@"
-  log "$label took $((SECONDS - start))s"
-}
-sha() { sha256sum | cut -c1-64; }
+trap 'stop_binaries; cleanup' EXIT
+
 files_sha() { (cd "$HERE" && find "$@" -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) | sha; }
-image_label() { # image_label <image> <label>
-  buildah inspect --type image --format "{{index .Docker.Config.Labels \"$2\"}}" "$1" 2>/dev/null
-}
 # prune <dir> <glob> <keep>: removes all but the <keep> most recently used matches.
 prune() {
   # shellcheck disable=SC2012,SC2086 # names are ours, without blanks; $2 is a glob
   (cd "$1" && ls -1td -- $2 2>/dev/null | tail -n +$(($3 + 1)) | xargs -r rm -rf)
 }
-
-RESULTS=()
-add_result() { RESULTS+=("$1=$2"); }
+# commit_replacing <container> <image>: commits, and removes the image the name held before (with
+# vfs each image is a full copy; a rebuilt fixed tag would leave it behind, untagged).
+commit_replacing() {
+  local old new
+  old="$(image_id "$2" || true)"
+  buildah commit --quiet --format docker --rm "$1" "$2" >/dev/null
+  new="$(image_id "$2")"
+  if [[ -n "$old" && "$old" != "$new" ]]; then buildah rmi "$old" >/dev/null 2>&1 || true; fi
+}
 
 # ---- 1. binaries ---------------------------------------------------------------------
 # go_module_dir <module> <version>: the module's directory in Go's module cache.
@@ -159,7 +160,7 @@ kubevirt_tree() {
 
 build_binaries() { # build_binaries <dest>
   local dest="$1" w ldflags v=kubevirt.io/client-go/version
-  new_tmp bin "$BIN_CACHE"; w="$NEW_TMP"
+  new_tmp bin; w="$NEW_TMP"
   timed "binaries: source tree" kubevirt_tree "$w"
   # What hack/version.sh stamps (buildDate fixed: the same tree gives the same binaries), and
   # stripped (-s -w), as Bazel's release binaries are: images a fifth smaller.
@@ -195,8 +196,6 @@ ensure_binaries() {
   BIN_KEY="${key:0:12}"
   BIN_DIR="$BIN_CACHE/$BIN_KEY"
   BIN_PID=""
-  # Leftovers of killed runs (we hold the lock).
-  rm -rf "$BIN_CACHE"/bin.*
   if [[ $FORCE == 0 && -x "$BIN_DIR/bin/virt-launcher" ]]; then
     log "binaries: $BIN_DIR is current"
   else
@@ -250,7 +249,7 @@ build_root() { # build_root <image> <key> <packages>
   rm -f "$w/rootfs.tar"
   buildah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     --label "dev.agentry.kubevirt-root-key=$key" "$c"
-  buildah commit --quiet --format docker --rm "$c" "$image" >/dev/null
+  commit_replacing "$c" "$image"
   CONTAINERS=()
 }
 
@@ -268,6 +267,7 @@ ensure_root() {
     log "root $name: building $image"
     timed "root $name" build_root "$image" "$key" "$packages"
   fi
+  prune_tags "$REGISTRY/root-$name" "$KEEP" "$image"
   ROOT_IMAGES[$name]="$image"
   ROOT_IMAGE="$image"
 }
@@ -285,12 +285,12 @@ build_image() { # build_image <name> <root image> <tag> <key>
   buildah umount "$c" >/dev/null
   buildah config --label "dev.agentry.kubevirt-key=$key" \
     --label "io.kubevirt.version=$KUBEVIRT_VERSION" "$c"
-  buildah commit --quiet --format docker --rm "$c" "$tag" >/dev/null
+  commit_replacing "$c" "$tag"
   CONTAINERS=()
 }
 
 ensure_image() { # ensure_image <name>
-  local name="$1" tag="$REGISTRY/$1:$KUBEVIRT_VERSION" key archive w result
+  local name="$1" tag="$REGISTRY/$1:$KUBEVIRT_VERSION" key result
   image_root "$name"
   key="$( { printf '%s\n' "$name" "$ROOT_IMAGE" "$BIN_KEY"; declare -f build_image install_files \
     "assemble_$name"; if [[ $name == virt-launcher ]]; then files_sha virtqemud-shim.sh; fi; } | sha)"
@@ -300,16 +300,9 @@ ensure_image() { # ensure_image <name>
     log "$name: building $tag"
     timed "$name: image" build_image "$name" "$ROOT_IMAGE" "$tag" "$key"
   fi
-  archive="$CACHE/archives/$name-$KUBEVIRT_VERSION-${key:0:12}.tar"
-  if [[ $FORCE == 1 || ! -s "$archive" ]]; then
-    new_tmp archive; w="$NEW_TMP"
-    timed "$name: docker-archive" buildah push --quiet "$tag" "docker-archive:$w/image.tar:$tag" >&2
-    mv -f "$w/image.tar" "$archive"
-  fi
-  touch "$archive"
-  prune "$CACHE/archives" "$name-$KUBEVIRT_VERSION-????????????.tar" "$KEEP"
+  ensure_archive "$tag" "$name-$KUBEVIRT_VERSION-${key:0:12}"
   result="KUBEVIRT_IMAGE_$(tr 'a-z-' 'A-Z_' <<<"$name")_ARCHIVE"
-  add_result "$result" "$archive"
+  add_result "$result" "$ARCHIVE"
   IMAGE_NAMES+=("$tag")
 }
 
@@ -328,9 +321,4 @@ ensure_manifests
 add_result KUBEVIRT_IMAGES "${IMAGE_NAMES[*]}"
 log "done in $((SECONDS - START))s"
 
-printf '%s\n' "${RESULTS[@]}"
-if [[ -n "$OUT_FILE" ]]; then
-  mkdir -p "$(dirname "$OUT_FILE")"
-  printf '%s\n' "${RESULTS[@]}" >"$OUT_FILE.tmp.$$"
-  mv -f "$OUT_FILE.tmp.$$" "$OUT_FILE"
-fi
+print_results
