@@ -154,7 +154,10 @@ export class AgentComputerReconciler implements Reconciler {
     await this.recordTransitions(current, status);
     if (failure !== undefined)
       throw new Error(`converging ${request.namespace ?? ''}/${request.name}: ${failure}`);
-    const keepOpenMs = this.options.connections?.keep({ ...current, status });
+    const becameReady =
+      isTrue({ ...current, status }, AgentComputerConditions.Ready) &&
+      !isTrue(current, AgentComputerConditions.Ready);
+    const keepOpenMs = this.options.connections?.keep({ ...current, status }, becameReady);
     return {
       requeueAfterMs: earliest(this.requeueAfter(current, status, observation, activity), keepOpenMs),
     };

@@ -29,10 +29,11 @@ const keyOf = (ac: AgentComputer): string => `${ac.metadata.namespace ?? ''}/${a
  * to a running workspace goes over a connection the previous one left open; the first prompt to a
  * runner would otherwise wait for the name lookup of its Service (several DNS queries through the
  * search domains on a cluster) and a new TCP connection. So the operator opens the connection when
- * it first sees a workspace ready (one health check, answered and kept alive by the runner), and
- * keeps it open while the workspace is an available warm-pool member (one more every
- * KEEP_OPEN_INTERVAL_MS): the first prompt after a claim then costs what a later prompt costs. A
- * health check that fails changes nothing; the dispatch opens its own connection as before.
+ * a workspace becomes ready (one health check, answered and kept alive by the runner), and keeps it
+ * open while the workspace is an available warm-pool member (one more every KEEP_OPEN_INTERVAL_MS):
+ * the first prompt after a claim then costs what a later prompt costs. Workspaces that were ready
+ * before the operator started are not asked (no burst of requests at a restart). A health check
+ * that fails changes nothing; the dispatch opens its own connection as before.
  */
 export class RunnerConnections {
   private readonly opened = new Map<string, Opened>();
@@ -46,24 +47,27 @@ export class RunnerConnections {
 
   /**
    * Opens (or keeps open) the connection to the workspace's runner as its status `ac` says, without
-   * waiting for it; answers in how many ms this wants to be called again (undefined: not needed).
+   * waiting for it; `becameReady` when this status is the one that made it ready. Answers in how many
+   * ms this wants to be called again (undefined: not needed).
    */
-  keep(ac: AgentComputer): number | undefined {
+  keep(ac: AgentComputer, becameReady: boolean): number | undefined {
+    const endpoint = this.reachable(ac) ? ac.status?.endpoint : undefined;
+    if (endpoint !== undefined && isPoolMemberIn(ac, PoolMemberStates.Available))
+      return this.keepMember(ac, endpoint);
+    this.opened.delete(keyOf(ac));
+    if (endpoint !== undefined && becameReady) this.open(ac, endpoint);
+    return undefined;
+  }
+
+  /** An available member: asked again once KEEP_OPEN_INTERVAL_MS passed since it was last asked. */
+  private keepMember(ac: AgentComputer, endpoint: string): number {
     const key = keyOf(ac);
-    const endpoint = ac.status?.endpoint;
-    if (endpoint === undefined || !this.reachable(ac)) {
-      this.opened.delete(key);
-      return undefined;
-    }
-    const member = isPoolMemberIn(ac, PoolMemberStates.Available);
     const previous = this.opened.get(key);
     const now = this.now();
-    const due = previous?.endpoint !== endpoint || (member && now - previous.at >= KEEP_OPEN_INTERVAL_MS);
-    if (due) {
+    if (previous?.endpoint !== endpoint || now - previous.at >= KEEP_OPEN_INTERVAL_MS) {
       this.opened.set(key, { endpoint, at: now });
       this.open(ac, endpoint);
     }
-    if (!member) return undefined;
     return KEEP_OPEN_INTERVAL_MS - (now - (this.opened.get(key)?.at ?? now));
   }
 

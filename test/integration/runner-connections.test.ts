@@ -89,7 +89,7 @@ describe("the operator's connections to runners", () => {
   it("sends a claimed member's first prompt over the connection it opened when the member was ready", async () => {
     const runner = await countingRunner();
     const connections = connectionsOf();
-    connections.keep(workspace(runner.http.url, PoolMemberStates.Available));
+    connections.keep(workspace(runner.http.url, PoolMemberStates.Available), true);
     await connections.settled();
     await claimComesLater();
     const client = new RunnerClient({ endpoint: runner.http.url, token: TOKEN });
@@ -105,38 +105,48 @@ describe("the operator's connections to runners", () => {
     const runner = await countingRunner();
     const connections = connectionsOf();
     const member = workspace(runner.http.url, PoolMemberStates.Available);
-    expect(connections.keep(member)).toBe(KEEP_OPEN_INTERVAL_MS);
+    expect(connections.keep(member, false)).toBe(KEEP_OPEN_INTERVAL_MS);
     await connections.settled();
     expect(runner.requests()).toBe(1);
     clock += 1_000;
-    expect(connections.keep(member)).toBe(KEEP_OPEN_INTERVAL_MS - 1_000);
+    expect(connections.keep(member, false)).toBe(KEEP_OPEN_INTERVAL_MS - 1_000);
     clock += KEEP_OPEN_INTERVAL_MS;
     await claimComesLater();
-    expect(connections.keep(member)).toBe(KEEP_OPEN_INTERVAL_MS);
+    expect(connections.keep(member, false)).toBe(KEEP_OPEN_INTERVAL_MS);
     await connections.settled();
     expect(runner.requests()).toBe(2);
     expect(runner.connections()).toBe(1);
   });
 
-  it('opens the connection to a ready workspace outside any pool once, and asks for no later call', async () => {
+  it('opens the connection to a workspace outside any pool when it becomes ready, and asks for no later call', async () => {
     const runner = await countingRunner();
     const connections = connectionsOf();
-    expect(connections.keep(workspace(runner.http.url))).toBeUndefined();
+    expect(connections.keep(workspace(runner.http.url), true)).toBeUndefined();
     await connections.settled();
     expect(runner.requests()).toBe(1);
     clock += KEEP_OPEN_INTERVAL_MS;
-    expect(connections.keep(workspace(runner.http.url))).toBeUndefined();
+    expect(connections.keep(workspace(runner.http.url), false)).toBeUndefined();
+    await connections.settled();
     expect(runner.requests()).toBe(1);
+  });
+
+  it('asks nothing of a workspace outside any pool that was ready before (an operator restart)', async () => {
+    const runner = await countingRunner();
+    const connections = connectionsOf();
+    expect(connections.keep(workspace(runner.http.url), false)).toBeUndefined();
+    await connections.settled();
+    expect(runner.requests()).toBe(0);
   });
 
   it('stops keeping a member open once it is claimed', async () => {
     const runner = await countingRunner();
     const connections = connectionsOf();
-    connections.keep(workspace(runner.http.url, PoolMemberStates.Available));
+    connections.keep(workspace(runner.http.url, PoolMemberStates.Available), true);
     await connections.settled();
     expect(runner.requests()).toBe(1);
     clock += KEEP_OPEN_INTERVAL_MS;
-    expect(connections.keep(workspace(runner.http.url, PoolMemberStates.Claimed))).toBeUndefined();
+    expect(connections.keep(workspace(runner.http.url, PoolMemberStates.Claimed), false)).toBeUndefined();
+    await connections.settled();
     expect(runner.requests()).toBe(1);
   });
 
@@ -144,7 +154,7 @@ describe("the operator's connections to runners", () => {
     const runner = await countingRunner();
     const hibernating = workspace(runner.http.url, PoolMemberStates.Available, 'Hibernated');
     const connections = connectionsOf();
-    expect(connections.keep(hibernating)).toBeUndefined();
+    expect(connections.keep(hibernating, true)).toBeUndefined();
     await connections.settled();
     expect(runner.requests()).toBe(0);
   });
