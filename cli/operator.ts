@@ -166,6 +166,7 @@ export async function runOperatorCommand(config: Config): Promise<number> {
     defaultRuntime: config.AGENTRY_DEFAULT_RUNTIME === 'process' ? 'pod' : config.AGENTRY_DEFAULT_RUNTIME,
     controlNamespace: config.AGENTRY_NAMESPACE,
     installationKey,
+    keepRunnerConnections: true,
     // The API server's store: signed URLs of the filesystem store point at the API (AGENTRY_PUBLIC_URL).
     objectStore: openObjectStore(config, { installationKey, publicUrl: publicUrlOf(config) }),
     executors: await loadExecutorCatalog(config.AGENTRY_EXECUTORS_FILE),

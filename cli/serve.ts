@@ -222,6 +222,7 @@ async function startEmbeddedOperator(
     deletedTaskRetentionMs: parseDuration(config.AGENTRY_DELETED_TASK_RETENTION),
     webhooks: webhookDeliverySettings(config, true),
     defaultWorkspacePool: config.AGENTRY_DEFAULT_WORKSPACE_POOL ?? undefined,
+    keepRunnerConnections: true,
   });
   notify = (namespace, name, program) => {
     if (program === 'lake') operator.notifyContextLake(namespace, name);

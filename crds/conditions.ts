@@ -60,8 +60,8 @@ export interface WithConditions {
  * The one rule of "true for this generation": a condition speaks for the current spec only when
  * it was observed for it (its observedGeneration equals metadata.generation). A condition without
  * observedGeneration, or from an older generation, says nothing about the spec the user last wrote
- * (a workspace Ready before a restart was asked for is not ready for it). The operator and the API
- * both decide readiness with it.
+ * (a workspace Ready before a restart was asked for is not ready for it). A workspace's readiness
+ * adds one allowance to it: crds/agent-computer/readiness.ts.
  */
 export function isTrueForGeneration(object: WithConditions, type: string): boolean {
   const condition = findCondition(object.status?.conditions, type);

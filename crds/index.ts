@@ -3,6 +3,8 @@ export * from './resource.js';
 export * from './core.js';
 export * from './organization/types.js';
 export * from './agent-computer/types.js';
+export * from './agent-computer/workload-digest.js';
+export * from './agent-computer/readiness.js';
 export * from './task/types.js';
 export * from './webhook/types.js';
 export * from './context-lake/types.js';

@@ -11,6 +11,7 @@ import type { SqsNotificationQueues } from '../platform/lake-notifications/queue
 import { ControllerManager } from './controller/index.js';
 import type { AddedController, LeaderElectionConfig, ManagerExit } from './controller/index.js';
 import { addAgentComputerController } from './agent-computer/controller.js';
+import { RunnerConnections } from './agent-computer/runner-connections.js';
 import { addContextLakeController, addLakeNotificationsController } from './context-lake/controller.js';
 import { addOrganizationController } from './organization/controller.js';
 import { addTaskController, addUploadedFileExpiryController } from './task/controller.js';
@@ -33,6 +34,12 @@ export interface OperatorOptions {
   defaultWorkspacePool?: WorkspacePoolSpec | undefined;
   /** Parallel reconciles of agent computers (each one waits on its workload's API calls). */
   agentComputerWorkers?: number;
+  /**
+   * Keep the operator's connections to ready runners open (operator/agent-computer/runner-connections.ts).
+   * `agentry serve` and `agentry operator` turn it on; off, a test on a cluster whose Pods run
+   * nothing (KWOK) never looks up their Services' names.
+   */
+  keepRunnerConnections?: boolean;
   /** Derives runner tokens (shared with the API server). */
   installationKey: InstallationKey;
   executors: ExecutorCatalog;
@@ -114,6 +121,13 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     ...shared,
     ...workloads,
     objectStore,
+    connections:
+      options.keepRunnerConnections === true
+        ? new RunnerConnections({
+            logger: logger.child({ component: 'runner-connections' }),
+            tokenOf: (ac) => installationKey.runnerToken(ac),
+          })
+        : undefined,
     workers: options.agentComputerWorkers,
   });
   const workspacePools = addWorkspacePoolController(manager, {

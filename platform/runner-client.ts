@@ -83,6 +83,11 @@ export class RunnerClient {
     );
   }
 
+  /** Answers once the runner answers its health check (over a kept-alive connection when there is one). */
+  async ping(): Promise<void> {
+    await this.call('GET', '/healthz', z.unknown());
+  }
+
   /** The prompt's state, or undefined when the runner never received it. */
   async getPrompt(taskId: string, promptId: string): Promise<PromptState | undefined> {
     try {

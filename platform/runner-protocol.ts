@@ -16,6 +16,15 @@ import { objectName } from '../crds/meta.js';
  */
 
 /** docs/api.md#tasks event types. */
+/**
+ * How long an idle connection to a runner stays open (the runner's server keep-alive). Announced in
+ * every answer's `Keep-Alive` header, which Node's fetch honours (up to 10 minutes): the operator
+ * keeps its connection to a warm-pool member's runner open by asking it something more often than
+ * this (operator/agent-computer/runner-connections.ts), so the first prompt after a claim needs no
+ * name lookup and no new connection, as a later prompt does not. Node's default is 5 s.
+ */
+export const RUNNER_KEEP_ALIVE_MS = 300_000;
+
 export const EventTypeSchema = z.enum([
   'init',
   'thinking',

@@ -19,6 +19,7 @@ import { artifactRoutes } from './routes/artifacts.js';
 import { taskRoutes } from './routes/tasks.js';
 import { DEFAULT_KEEPALIVE_MS } from './sse.js';
 import { listeningPorts } from './listening-ports.js';
+import { RUNNER_KEEP_ALIVE_MS } from '../platform/runner-protocol.js';
 import type { ListeningPorts } from '../platform/runner-protocol.js';
 import type { RunnerState } from './state.js';
 
@@ -173,6 +174,7 @@ export async function listenRunner(
   options: { host: string; port: number; closeGraceMs?: number },
 ): Promise<RunningRunner> {
   const server = createServer(app);
+  server.keepAliveTimeout = RUNNER_KEEP_ALIVE_MS;
   const port = await listenOn(server, {
     host: options.host,
     port: options.port,

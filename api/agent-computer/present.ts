@@ -1,7 +1,11 @@
 import { z } from 'zod';
-import { AgentComputerConditions, POOL_CLAIMED_AT_ANNOTATION } from '../../crds/index.js';
+import {
+  AgentComputerConditions,
+  POOL_CLAIMED_AT_ANNOTATION,
+  readyForCurrentSpec,
+} from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
-import { isTrue, isTrueForGeneration } from '../../crds/conditions.js';
+import { isTrue } from '../../crds/conditions.js';
 import { listEnvelopeSchema } from '../pagination.js';
 
 export const AgentComputerStatusValueSchema = z.enum(['provisioning', 'ready', 'hibernated', 'error']);
@@ -40,7 +44,7 @@ export const AgentComputerPageSchema = listEnvelopeSchema(AgentComputerRecordSch
 export function agentComputerStatus(ac: AgentComputer): AgentComputerStatusValue {
   if (ac.status?.provisionError !== undefined) return 'error';
   if (ac.spec.operatingMode === 'Hibernated') return stoppingStatus(ac);
-  return isTrueForGeneration(ac, AgentComputerConditions.Ready) ? 'ready' : 'provisioning';
+  return readyForCurrentSpec(ac) ? 'ready' : 'provisioning';
 }
 
 /** Asked to hibernate: hibernated once it took effect; until then what it was (a stop is no boot). */

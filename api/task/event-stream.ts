@@ -51,6 +51,8 @@ const eventFrame = (event: TaskEvent): string =>
 export class TaskEventStream {
   private cursor: number;
   private readonly abort = new AbortController();
+  /** When the client opened the stream (performance.now()), for the debug line of its first follow. */
+  private readonly openedAt = performance.now();
 
   constructor(
     private readonly options: TaskEventStreamOptions,
@@ -113,6 +115,10 @@ export class TaskEventStream {
         await this.waitForChange(task.spec.workspace, POLL_MS);
         continue;
       }
+      this.options.logger.debug(
+        { task: this.options.taskId, waitedMs: Math.round(performance.now() - this.openedAt) },
+        "following the runner's event stream",
+      );
       if ((await this.follow(runner)) === 'retry') await this.waitForChange(undefined, RECONNECT_MS);
     }
   }

@@ -2,7 +2,6 @@ import {
   AgentComputerSpecSchema,
   DurationSchema,
   POOL_CLAIMED_AT_ANNOTATION,
-  POOL_CLAIMED_GENERATION_ANNOTATION,
   POOL_IDLE_TIMEOUT_ANNOTATION,
   POOL_MEMBER_STATE_LABEL,
   PoolMemberStates,
@@ -59,8 +58,6 @@ export function claimedMember(
       annotations: {
         ...member.metadata.annotations,
         [POOL_CLAIMED_AT_ANNOTATION]: now.toISOString(),
-        // The API server counts each spec change once: this write makes the next generation.
-        [POOL_CLAIMED_GENERATION_ANNOTATION]: String((member.metadata.generation ?? 0) + 1),
       },
       ownerReferences: owners.length === 0 ? undefined : owners,
     },

@@ -81,6 +81,8 @@ export async function startStack(
       controlNamespace: CONTROL_NAMESPACE,
       installationKey: await ensureInstallationKey(store, CONTROL_NAMESPACE),
       executors: new ExecutorCatalog(),
+      // As `agentry serve` does.
+      keepRunnerConnections: true,
     });
   } catch (err) {
     await store.close();

@@ -57,12 +57,9 @@ async function withPool(target: Target, rows: Row[]): Promise<Summary | undefine
   try {
     if (PHASES.has('claim')) {
       progress(`pool claim: pool of ${claimPool}`);
-      const { init, cold, readyAgain = [] } = await claimPhase(target);
+      const { init, cold } = await claimPhase(target);
       rows.push(row(`pool claim: a full pool of ${claimPool}`, init, `cold fallbacks: ${cold ?? 0}`));
       claim = rows.at(-1)?.summary;
-      rows.push(
-        row('aside: claim POST → the member Ready for its new generation (seen by polling)', readyAgain),
-      );
     }
     if (PHASES.has('burst')) {
       const b = await burstPhase(target);

@@ -5,13 +5,9 @@ import { startOnce } from '../task-latency/starts.js';
 import type { StartSample } from '../task-latency/starts.js';
 import { wallMs } from '../support/child.js';
 import { progress } from '../support/stats.js';
-import { watchClaimedReadiness } from './claim-readiness.js';
 import { ensurePool, origin, poolFilled } from './pool.js';
 import type { Target } from './target.js';
 import { createWorkspace, deleteWorkspace, hibernate, waitForStatus } from './workspaces.js';
-
-/** How often the claim phase looks at the claimed members' readiness (a list of the namespace's claimed ones). */
-const CLAIM_POLL_MS = 5;
 
 export interface PhaseSamples {
   /** POST sent → `init` arrived, ms. */
@@ -20,8 +16,6 @@ export interface PhaseSamples {
   cold?: number;
   /** The last task's workload timeline (Target.timeline), where the runtime has one. */
   timeline?: string;
-  /** The claim phase: POST sent → the claimed member Ready for its new generation, ms (one per timed claim). */
-  readyAgain?: number[];
 }
 
 /** One task, and with `explain` the timeline of its workspace's start, taken right after `init`. */
@@ -109,23 +103,20 @@ export async function wakePhase(target: Target, workspaceId: string): Promise<Ph
 
 /**
  * A task without workspaceId while the pool is full (refilled, untimed, before each); the claimed
- * workspace is deleted after. Beside each: when the claimed member was Ready for its new generation.
+ * workspace is deleted after. Nothing waits for the member's Ready to be observed for the claim's
+ * generation (the claim changes no workload field: crds/agent-computer/readiness.ts), so that is
+ * not watched.
  */
 export async function claimPhase(target: Target): Promise<PhaseSamples> {
   const size = target.sizes.claimPool;
   await ensurePool(target, size);
   let cold = 0;
-  const readyAgain: number[] = [];
   const init = await rounds(target, 'claim', async (timed) => {
     await poolFilled(target, size);
-    const watch = watchClaimedReadiness(target, CLAIM_POLL_MS);
-    const postedAt = wallMs();
     const sample = await startOnce(target.endpoint, undefined);
-    const ready = (await watch.stop()).get(sample.workspaceId);
-    if (timed && ready !== undefined) readyAgain.push(ready - postedAt);
     if (timed && (await origin(target, sample.workspaceId)) === 'cold') cold++;
     await deleteWorkspace(target, sample.workspaceId);
     return sample.init;
   });
-  return { init, cold, readyAgain };
+  return { init, cold };
 }

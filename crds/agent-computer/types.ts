@@ -120,6 +120,13 @@ export type AgentComputerSpec = z.infer<typeof AgentComputerSpecSchema>;
 export const AgentComputerStatusSchema = z
   .object({
     observedGeneration: ObservedGenerationSchema.optional(),
+    observedWorkload: z
+      .string()
+      .max(64)
+      .optional()
+      .describe(
+        'Digest of the spec fields the workload is made from, as of observedGeneration: a later generation with the same digest (only its name, owner, idle timeout or other non-workload fields changed) is as ready as the conditions say.',
+      ),
     conditions: ConditionsSchema.optional().describe(conditionsDescription(AgentComputerConditionCatalog)),
     sandboxId: z
       .string()

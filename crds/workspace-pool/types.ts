@@ -38,13 +38,6 @@ export const isPoolMemberIn = (object: Pick<KubeObject, 'metadata'>, state: Pool
   object.metadata.labels?.[POOL_MEMBER_STATE_LABEL] === state;
 /** On a claimed member: when it was claimed (RFC 3339, milliseconds); the pool's demand window counts these. */
 export const POOL_CLAIMED_AT_ANNOTATION = 'agentry.dev/claimed-at';
-/**
- * On a claimed member: the generation the claim's own write gives it (the one before, plus one). The
- * claim changes no workload field, so while the member is still at that generation, Ready observed at
- * the generation before still holds: prompts are dispatched at once, not after the operator re-stamps
- * Ready (operator/task/workspace-readiness.ts).
- */
-export const POOL_CLAIMED_GENERATION_ANNOTATION = 'agentry.dev/claimed-generation';
 /** On every member: the template's idleTimeout, which the claim writes into spec.idleTimeout (a member waits with 0s). */
 export const POOL_IDLE_TIMEOUT_ANNOTATION = 'agentry.dev/pool-idle-timeout';
 /** The pool an installation's default setting (or an Organization's spec.workspacePool) makes in each organization's namespace. */

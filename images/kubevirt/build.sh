@@ -36,6 +36,7 @@
 # 4. Manifests: resource-generator and manifest-templator run as hack/generate.sh and
 #    hack/build-manifests.sh do, into .../kubevirt/manifests-<key12>/.
 #
+# What each image holds is in image-contents.sh, the manifest steps in manifests.sh (both sourced).
 # Concurrent runs are serialized with flock on the images cache's kubevirt/ directory.
 # Environment: AGENTRY_IMAGES_CACHE, AGENTRY_TOOLS_CACHE (above); DEBIAN_MIRROR; BUILDAH_RUNTIME
 # (default /usr/sbin/runc).
@@ -46,6 +47,7 @@ shopt -s inherit_errexit
 
 KUBEVIRT_VERSION=v1.8.0
 REGISTRY=localhost/kubevirt
+# shellcheck disable=SC2034 # used by manifests.sh
 NAMESPACE=kubevirt
 DEBIAN_SUITE=trixie
 ALL_IMAGES=virt-operator,virt-api,virt-controller,virt-handler,virt-launcher
@@ -55,11 +57,6 @@ CGO_COMMANDS=(cmd/virt-launcher cmd/virt-launcher/libvirt-hook-client cmd/virt-l
   cmd/virt-handler cmd/virt-chroot cmd/virt-probe cmd/virt-freezer cmd/virt-tail cmd/virtctl)
 STATIC_COMMANDS=(cmd/virt-operator cmd/virt-api cmd/virt-controller tools/csv-generator
   tools/manifest-templator tools/resource-generator)
-ROOT_MINIMAL_PACKAGES="ca-certificates"
-ROOT_HANDLER_PACKAGES="ca-certificates,qemu-utils,nftables,iptables,procps,util-linux,mount"
-ROOT_LAUNCHER_PACKAGES="ca-certificates,libvirt-daemon,libvirt-daemon-driver-qemu,libvirt-clients,\
-libvirt-daemon-log,qemu-system-x86,qemu-utils,ovmf,seabios,nftables,iptables,procps,util-linux,\
-mount,libcap2-bin"
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 ROOT="$(cd "$HERE/../.." && pwd -P)"
@@ -68,6 +65,7 @@ TOOLS_CACHE="${AGENTRY_TOOLS_CACHE:-$HOME/.cache/agentry-tools}"
 CACHE="$IMAGES_CACHE/kubevirt"
 BIN_CACHE="$TOOLS_CACHE/kubevirt-$KUBEVIRT_VERSION"
 KEEP=2
+KEEP_ARCHIVES=$KEEP # build-helpers.sh's ensure_archive
 export BUILDAH_RUNTIME="${BUILDAH_RUNTIME:-/usr/sbin/runc}"
 export GOWORK=off GOFLAGS="-buildvcs=false -mod=mod" GOTOOLCHAIN=local
 
@@ -104,41 +102,41 @@ CACHE="$(cd "$CACHE" && pwd -P)"
 source "$ROOT/images/cache-lock.sh"
 lock_cache "$CACHE" images/kubevirt/build.sh
 
-TMP_DIRS=()
-CONTAINERS=()
+# shellcheck source=images/build-helpers.sh
+source "$ROOT/images/build-helpers.sh"
+# shellcheck source=images/prune-tags.sh
+source "$ROOT/images/prune-tags.sh"
+
 # kill_tree <pid>: the process and its descendants (the background Go build).
 kill_tree() {
   local p
   for p in $(pgrep -P "$1"); do kill_tree "$p"; done
   kill "$1" 2>/dev/null || true
 }
-cleanup() {
-  local c d
-  if [[ -n "${BIN_PID:-}" ]] && kill -0 "$BIN_PID" 2>/dev/null; then kill_tree "$BIN_PID"; wait "$BIN_PID" || true; fi
-  for c in "${CONTAINERS[@]}"; do buildah rm "$c" >/dev/null 2>&1 || true; done
-  for d in "${TMP_DIRS[@]}"; do rm -rf "$d"; done
+# On exit the Go build stops too, then build-helpers' cleanup.
+stop_binaries() {
+  if [[ -n "${BIN_PID:-}" ]] && kill -0 "$BIN_PID" 2>/dev/null; then
+    kill_tree "$BIN_PID"
+    wait "$BIN_PID" || true
+  fi
 }
-trap cleanup EXIT
-# new_tmp <name> [parent]: sets NEW_TMP to a fresh directory, removed on exit.
-new_tmp() { NEW_TMP="$(mktemp -d "${2:-$CACHE/.tmp}/$1.XXXXXX")"; TMP_DIRS+=("$NEW_TMP"); }
-timed() { # timed <label> <cmd...>: run, log wall time
-  local label="$1" start=$SECONDS; shift
-  "$@"
-  log "$label took $((SECONDS - start))s"
-}
-sha() { sha256sum | cut -c1-64; }
+trap 'stop_binaries; cleanup' EXIT
+
 files_sha() { (cd "$HERE" && find "$@" -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) | sha; }
-image_label() { # image_label <image> <label>
-  buildah inspect --type image --format "{{index .Docker.Config.Labels \"$2\"}}" "$1" 2>/dev/null
-}
 # prune <dir> <glob> <keep>: removes all but the <keep> most recently used matches.
 prune() {
   # shellcheck disable=SC2012,SC2086 # names are ours, without blanks; $2 is a glob
   (cd "$1" && ls -1td -- $2 2>/dev/null | tail -n +$(($3 + 1)) | xargs -r rm -rf)
 }
-
-RESULTS=()
-add_result() { RESULTS+=("$1=$2"); }
+# commit_replacing <container> <image>: commits, and removes the image the name held before (with
+# vfs each image is a full copy; a rebuilt fixed tag would leave it behind, untagged).
+commit_replacing() {
+  local old new
+  old="$(image_id "$2" || true)"
+  buildah commit --quiet --format docker --rm "$1" "$2" >/dev/null
+  new="$(image_id "$2")"
+  if [[ -n "$old" && "$old" != "$new" ]]; then buildah rmi "$old" >/dev/null 2>&1 || true; fi
+}
 
 # ---- 1. binaries ---------------------------------------------------------------------
 # go_module_dir <module> <version>: the module's directory in Go's module cache.
@@ -162,10 +160,12 @@ kubevirt_tree() {
 
 build_binaries() { # build_binaries <dest>
   local dest="$1" w ldflags v=kubevirt.io/client-go/version
-  new_tmp bin "$BIN_CACHE"; w="$NEW_TMP"
+  new_tmp bin; w="$NEW_TMP"
   timed "binaries: source tree" kubevirt_tree "$w"
-  # What hack/version.sh stamps (buildDate fixed: the same tree gives the same binaries).
-  ldflags="-X $v.gitVersion=$KUBEVIRT_VERSION -X $v.gitTreeState=clean -X $v.buildDate=1970-01-01T00:00:00Z"
+  # What hack/version.sh stamps (buildDate fixed: the same tree gives the same binaries), and
+  # stripped (-s -w), as Bazel's release binaries are: images a fifth smaller.
+  ldflags="-s -w -X $v.gitVersion=$KUBEVIRT_VERSION -X $v.gitTreeState=clean"
+  ldflags+=" -X $v.buildDate=1970-01-01T00:00:00Z"
   (
     cd "$w/src"
     # -trimpath: Go's build cache then serves any checkout path (and binaries hold no build path).
@@ -196,8 +196,6 @@ ensure_binaries() {
   BIN_KEY="${key:0:12}"
   BIN_DIR="$BIN_CACHE/$BIN_KEY"
   BIN_PID=""
-  # Leftovers of killed runs (we hold the lock).
-  rm -rf "$BIN_CACHE"/bin.*
   if [[ $FORCE == 0 && -x "$BIN_DIR/bin/virt-launcher" ]]; then
     log "binaries: $BIN_DIR is current"
   else
@@ -251,13 +249,15 @@ build_root() { # build_root <image> <key> <packages>
   rm -f "$w/rootfs.tar"
   buildah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     --label "dev.agentry.kubevirt-root-key=$key" "$c"
-  buildah commit --quiet --format docker --rm "$c" "$image" >/dev/null
+  commit_replacing "$c" "$image"
   CONTAINERS=()
 }
 
-# ensure_root <name> <packages>: sets ROOT_IMAGE.
+# ensure_root <name> <packages>: sets ROOT_IMAGE (once per run and root).
+declare -A ROOT_IMAGES=()
 ensure_root() {
   local name="$1" packages="$2" key image
+  if [[ -n "${ROOT_IMAGES[$name]:-}" ]]; then ROOT_IMAGE="${ROOT_IMAGES[$name]}"; return; fi
   key="$( { printf '%s\n' "$DEBIAN_SUITE" "$packages" "$ROOT_ESSENTIAL_HOOK" "$ROOT_CUSTOMIZE_HOOK"
     declare -f build_root debian_sources; } | sha)"
   image="$REGISTRY/root-$name:${key:0:12}"
@@ -267,58 +267,14 @@ ensure_root() {
     log "root $name: building $image"
     timed "root $name" build_root "$image" "$key" "$packages"
   fi
+  prune_tags "$REGISTRY/root-$name" "$KEEP" "$image"
+  ROOT_IMAGES[$name]="$image"
   ROOT_IMAGE="$image"
 }
 
 # ---- 3. images -----------------------------------------------------------------------
-# install_files <container> <mode> <dest dir> <file...>
-install_files() {
-  local c="$1" mode="$2" dest="$3"; shift 3
-  buildah copy --quiet --chmod "$mode" "$c" "$@" "$dest/" >/dev/null
-}
-
-# assemble_<image> <container> <mount>: the component's files (its BUILD.bazel's tars).
-assemble_virt-operator() {
-  install_files "$1" 0755 /usr/bin "$BIN_DIR"/bin/{virt-operator,csv-generator}
-  buildah config --entrypoint '["/usr/bin/virt-operator"]' --user 1001 "$1"
-}
-assemble_virt-api() {
-  install_files "$1" 0755 /usr/bin "$BIN_DIR/bin/virt-api"
-  buildah config --entrypoint '["/usr/bin/virt-api"]' --user 1001 "$1"
-}
-assemble_virt-controller() {
-  install_files "$1" 0755 /usr/bin "$BIN_DIR/bin/virt-controller"
-  buildah config --entrypoint '["/usr/bin/virt-controller"]' --user 1001 "$1"
-}
-assemble_virt-handler() {
-  install_files "$1" 0755 /usr/bin "$BIN_DIR"/bin/{virt-handler,virt-chroot}
-  install_files "$1" 0644 /etc "$BIN_DIR/nsswitch.conf"
-  buildah config --entrypoint '["/usr/bin/virt-handler"]' "$1"
-}
-assemble_virt-launcher() {
-  local c="$1" mnt="$2"
-  install_files "$c" 0755 /usr/bin "$BIN_DIR"/bin/{virt-launcher,virt-launcher-monitor,virt-probe} \
-    "$BIN_DIR"/bin/{virt-freezer,virt-tail,container-disk,libvirt-hook-client,node-labeller.sh}
-  install_files "$c" 0644 /etc/libvirt "$BIN_DIR"/{qemu.conf,virtqemud.conf}
-  install_files "$c" 0644 /etc "$BIN_DIR/nsswitch.conf"
-  buildah copy --quiet --chmod 0755 --chown 107:107 "$c" "$BIN_DIR/qemu" /etc/libvirt/hooks/qemu >/dev/null
-  install_files "$c" 0755 /usr/sbin "$HERE/virtqemud-shim.sh"
-  mv "$mnt/usr/sbin/virtqemud-shim.sh" "$mnt/usr/sbin/virtqemud"
-  # The paths KubeVirt's CentOS images have: its qemu-kvm and the module directory.
-  mkdir -p "$mnt/usr/libexec" "$mnt/usr/lib64/qemu-kvm"
-  ln -sfn ../bin/qemu-system-x86_64 "$mnt/usr/libexec/qemu-kvm"
-  setcap cap_net_bind_service=+ep "$mnt/usr/bin/virt-launcher-monitor"
-  buildah config --entrypoint '["/usr/bin/virt-launcher"]' "$c"
-}
-
-# image_root <image>: the root each image is built on.
-image_root() {
-  case "$1" in
-    virt-handler) ensure_root handler "$ROOT_HANDLER_PACKAGES" ;;
-    virt-launcher) ensure_root launcher "$ROOT_LAUNCHER_PACKAGES" ;;
-    *) ensure_root minimal "$ROOT_MINIMAL_PACKAGES" ;;
-  esac
-}
+# shellcheck source=images/kubevirt/image-contents.sh disable=SC1091
+source "$HERE/image-contents.sh"
 
 build_image() { # build_image <name> <root image> <tag> <key>
   local name="$1" root="$2" tag="$3" key="$4" c mnt
@@ -329,83 +285,30 @@ build_image() { # build_image <name> <root image> <tag> <key>
   buildah umount "$c" >/dev/null
   buildah config --label "dev.agentry.kubevirt-key=$key" \
     --label "io.kubevirt.version=$KUBEVIRT_VERSION" "$c"
-  buildah commit --quiet --format docker --rm "$c" "$tag" >/dev/null
+  commit_replacing "$c" "$tag"
   CONTAINERS=()
 }
 
 ensure_image() { # ensure_image <name>
-  local name="$1" tag="$REGISTRY/$1:$KUBEVIRT_VERSION" key archive w result
+  local name="$1" tag="$REGISTRY/$1:$KUBEVIRT_VERSION" key result
   image_root "$name"
   key="$( { printf '%s\n' "$name" "$ROOT_IMAGE" "$BIN_KEY"; declare -f build_image install_files \
-    "assemble_$name"; files_sha virtqemud-shim.sh; } | sha)"
+    "assemble_$name"; if [[ $name == virt-launcher ]]; then files_sha virtqemud-shim.sh; fi; } | sha)"
   if [[ $FORCE == 0 && "$(image_label "$tag" dev.agentry.kubevirt-key)" == "$key" ]]; then
     log "$name: $tag is current"
   else
     log "$name: building $tag"
     timed "$name: image" build_image "$name" "$ROOT_IMAGE" "$tag" "$key"
   fi
-  archive="$CACHE/archives/$name-$KUBEVIRT_VERSION-${key:0:12}.tar"
-  if [[ $FORCE == 1 || ! -s "$archive" ]]; then
-    new_tmp archive; w="$NEW_TMP"
-    timed "$name: docker-archive" buildah push --quiet "$tag" "docker-archive:$w/image.tar:$tag" >&2
-    mv -f "$w/image.tar" "$archive"
-  fi
-  touch "$archive"
-  prune "$CACHE/archives" "$name-$KUBEVIRT_VERSION-????????????.tar" "$KEEP"
+  ensure_archive "$tag" "$name-$KUBEVIRT_VERSION-${key:0:12}"
   result="KUBEVIRT_IMAGE_$(tr 'a-z-' 'A-Z_' <<<"$name")_ARCHIVE"
-  add_result "$result" "$archive"
+  add_result "$result" "$ARCHIVE"
   IMAGE_NAMES+=("$tag")
 }
 
 # ---- 4. manifests --------------------------------------------------------------------
-# generate_manifests <dir>: hack/generate.sh's generated/ files, then hack/build-manifests.sh's
-# two templator passes over release/kubevirt-operator.yaml.in.
-generate_manifests() {
-  local out="$1" w gen tools="$BIN_DIR/bin"
-  new_tmp manifests; w="$NEW_TMP"
-  cp -r "$BIN_DIR/manifests" "$w/manifests"
-  chmod -R u+w "$w/manifests"
-  gen="$w/manifests/generated"
-  rm -f "$gen"/*
-  "$tools/resource-generator" --type=priorityclass >"$gen/kubevirt-priority-class.yaml"
-  "$tools/resource-generator" --type=kv >"$gen/kv-resource.yaml"
-  "$tools/resource-generator" --type=networkpolicies --namespace='{{.Namespace}}' \
-    >"$gen/kubevirt-network-policies.yaml.in"
-  "$tools/resource-generator" --type=kv-cr --namespace='{{.Namespace}}' \
-    --pullPolicy='{{.ImagePullPolicy}}' --featureGates='{{.FeatureGates}}' \
-    --infraReplicas='{{.InfraReplicas}}' --hypervisor='{{.Hypervisor}}' >"$gen/kubevirt-cr.yaml.in"
-  "$tools/resource-generator" --type=operator-rbac --namespace='{{.Namespace}}' \
-    >"$gen/rbac-operator.authorization.k8s.yaml.in"
-  "$tools/manifest-templator" --process-files --generated-manifests-dir="$gen/" \
-    --input-file="$w/manifests/release/kubevirt-operator.yaml.in" >"$w/operator.yaml.in"
-  mkdir -p "$w/out"
-  "$tools/manifest-templator" --process-vars --input-file="$w/operator.yaml.in" \
-    --namespace="$NAMESPACE" --container-prefix="$REGISTRY" --container-tag="$KUBEVIRT_VERSION" \
-    --image-pull-policy=IfNotPresent --verbosity=2 --cdi-namespace=cdi --csv-namespace=placeholder \
-    --csv-version=0.0.0 --package-name=kubevirt-dev --infra-replicas=0 \
-    --kubevirt-logo-path="$(go_module_dir kubevirt.io/kubevirt "$KUBEVIRT_VERSION")/assets/kubevirt_logo.png" \
-    --bundle-out-dir="$w/bundle" >"$w/out/kubevirt-operator.yaml"
-  sed -i -e '${/^$/d;}' "$w/out/kubevirt-operator.yaml"
-  grep -q "image: $REGISTRY/virt-operator:$KUBEVIRT_VERSION" "$w/out/kubevirt-operator.yaml" ||
-    die "kubevirt-operator.yaml does not name $REGISTRY/virt-operator:$KUBEVIRT_VERSION"
-  cp "$HERE/kubevirt-cr.yaml" "$w/out/kubevirt-cr.yaml"
-  rm -rf "$out"
-  mv "$w/out" "$out"
-}
-
-ensure_manifests() {
-  local key dir
-  key="$( { printf '%s\n' "$BIN_KEY" "$REGISTRY" "$NAMESPACE"; declare -f generate_manifests
-    files_sha kubevirt-cr.yaml; } | sha)"
-  dir="$CACHE/manifests-${key:0:12}"
-  if [[ $FORCE == 1 || ! -s "$dir/kubevirt-operator.yaml" ]]; then
-    timed "manifests" generate_manifests "$dir"
-  fi
-  touch "$dir"
-  prune "$CACHE" 'manifests-????????????' "$KEEP"
-  add_result KUBEVIRT_OPERATOR_MANIFEST "$dir/kubevirt-operator.yaml"
-  add_result KUBEVIRT_CR_EXAMPLE "$dir/kubevirt-cr.yaml"
-}
+# shellcheck source=images/kubevirt/manifests.sh disable=SC1091
+source "$HERE/manifests.sh"
 
 # ---- main ----------------------------------------------------------------------------
 START=$SECONDS
@@ -418,9 +321,4 @@ ensure_manifests
 add_result KUBEVIRT_IMAGES "${IMAGE_NAMES[*]}"
 log "done in $((SECONDS - START))s"
 
-printf '%s\n' "${RESULTS[@]}"
-if [[ -n "$OUT_FILE" ]]; then
-  mkdir -p "$(dirname "$OUT_FILE")"
-  printf '%s\n' "${RESULTS[@]}" >"$OUT_FILE.tmp.$$"
-  mv -f "$OUT_FILE.tmp.$$" "$OUT_FILE"
-fi
+print_results

@@ -29,13 +29,20 @@ esac
 "${as_launcher[@]}" /usr/sbin/virtqemud -f /var/run/libvirt/virtqemud.conf >/tmp/virtqemud.log 2>&1 &
 virsh() { "${as_launcher[@]}" /usr/bin/virsh -c "$uri" "$@"; }
 
-for _ in $(seq 1 60); do
+# On failure: what the daemons and QEMU said.
+show_logs() {
+  cat /var/log/libvirt/qemu/*.log /var/run/kubevirt-private/libvirt/qemu/log/*.log \
+    /tmp/virtqemud.log 2>/dev/null | grep -v MSRFromKVM >&2 || true
+}
+trap 'show_logs' ERR
+# Generous: the first connection probes QEMU's capabilities, slow on a loaded machine.
+for _ in $(seq 1 180); do
   virsh version >/dev/null 2>&1 && break
   sleep 1
 done
-virsh version || { cat /tmp/virtqemud.log >&2; exit 1; }
-virsh domcapabilities --virttype qemu --arch x86_64 | grep -q '<domain>qemu</domain>' ||
-  { echo "domcapabilities has no qemu domain type" >&2; exit 1; }
+virsh version
+caps="$(virsh domcapabilities --virttype qemu --arch x86_64)"
+grep -q '<domain>qemu</domain>' <<<"$caps" || { echo "domcapabilities has no qemu domain type" >&2; exit 1; }
 
 cat >/tmp/probe.xml <<'EOF'
 <domain type='qemu'>
@@ -56,8 +63,7 @@ sleep 3
 state="$(virsh domstate kubevirt-image-probe 2>&1 || true)"
 if [[ "$state" != running* ]]; then
   echo "the probe domain is '$state', not running" >&2
-  cat /var/log/libvirt/qemu/kubevirt-image-probe.log /var/run/kubevirt-private/libvirt/qemu/log/*.log \
-    /tmp/virtqemud.log 2>/dev/null | grep -v MSRFromKVM >&2
+  show_logs
   exit 1
 fi
 virsh destroy kubevirt-image-probe

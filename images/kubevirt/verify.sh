@@ -30,6 +30,9 @@ container() {
   C="$(buildah from --pull=never "$REGISTRY/$1:$KUBEVIRT_VERSION")" || die "no image $1"
   CONTAINERS+=("$C")
 }
+# has <grep args>: grep reading all of its input (-q would close the pipe early, and pipefail
+# would count the writer's SIGPIPE as a failure).
+has() { grep "$@" >/dev/null; }
 in_c() { buildah run --network host "$C" -- "$@"; }
 config() { buildah inspect --type image --format "$2" "$REGISTRY/$1:$KUBEVIRT_VERSION"; }
 
@@ -48,19 +51,19 @@ check_binaries() {
   container "$image"
   for b in "$@"; do
     path="$(in_c sh -c "command -v $b")" || die "$image: no $b on the PATH"
-    if in_c ldd "$path" 2>&1 | grep -q 'not found'; then
+    if in_c ldd "$path" 2>&1 | has 'not found'; then
       die "$image: $b has unresolved libraries: $(in_c ldd "$path" | grep 'not found' | tr '\n' ' ')"
     fi
     out="$(in_c "$path" --help 2>&1 || true)"
     grep -qiE 'usage|flags|options|version' <<<"$out" || die "$image: $b --help printed: ${out:0:300}"
   done
-  in_c cat /.version | grep -qx "$KUBEVIRT_VERSION" || die "$image: /.version is not $KUBEVIRT_VERSION"
+  in_c cat /.version | has -x "$KUBEVIRT_VERSION" || die "$image: /.version is not $KUBEVIRT_VERSION"
   log "$image: $* load and start"
 }
 
 check_users() { # check_users <image>: qemu is 107:107 and nonroot-user 1001.
-  in_c getent passwd qemu | grep -q '^qemu:x:107:107:' || die "$1: no user qemu with uid 107"
-  in_c getent passwd nonroot-user | grep -q ':1001:1001:' || die "$1: no nonroot-user with uid 1001"
+  in_c getent passwd qemu | has '^qemu:x:107:107:' || die "$1: no user qemu with uid 107"
+  in_c getent passwd nonroot-user | has ':1001:1001:' || die "$1: no nonroot-user with uid 1001"
 }
 
 verify_control_plane() {
@@ -87,14 +90,16 @@ verify_launcher() {
   check_users virt-launcher
   [[ "$(in_c readlink /var/run)" == ../run ]] || die "virt-launcher: /var/run is not ../run"
   # libvirt-hook-client has no --help; container-disk is static.
-  in_c sh -c 'ldd /usr/bin/libvirt-hook-client 2>&1 || true' | grep -q 'not found' &&
+  in_c sh -c 'ldd /usr/bin/libvirt-hook-client 2>&1 || true' | has 'not found' &&
     die "virt-launcher: libvirt-hook-client does not load"
-  in_c sh -c 'ldd /usr/bin/container-disk 2>&1 || true' | grep -q 'not a dynamic executable' ||
+  in_c sh -c 'ldd /usr/bin/container-disk 2>&1 || true' | has 'not a dynamic executable' ||
     die "virt-launcher: container-disk is not static"
   in_c test -x /usr/bin/container-disk -a -x /usr/bin/node-labeller.sh -a -x /usr/sbin/virtlogd \
-    -a -x /usr/libexec/qemu-kvm -a -f /etc/libvirt/qemu.conf -a -f /etc/libvirt/virtqemud.conf ||
+    -a -x /usr/libexec/qemu-kvm -a -f /etc/libvirt/qemu.conf -a -f /etc/libvirt/virtqemud.conf \
+    -a -s /usr/share/OVMF/OVMF_CODE.fd -a -s /usr/share/OVMF/OVMF_VARS.fd \
+    -a -s /usr/share/OVMF/OVMF_CODE.secboot.fd -a -s /usr/share/OVMF/OVMF_VARS.secboot.fd ||
     die "virt-launcher: a file KubeVirt expects is missing"
-  in_c stat -c '%u:%g %a' /etc/libvirt/hooks/qemu | grep -qx '107:107 755' ||
+  in_c stat -c '%u:%g %a' /etc/libvirt/hooks/qemu | has -x '107:107 755' ||
     die "virt-launcher: /etc/libvirt/hooks/qemu is not 107:107 0755"
   caps="$(in_c getcap /usr/bin/virt-launcher-monitor)"
   [[ "$caps" == *cap_net_bind_service* ]] || die "virt-launcher: virt-launcher-monitor has no cap_net_bind_service ($caps)"
@@ -103,6 +108,15 @@ verify_launcher() {
   in_c /tmp/verify-libvirt.sh root || die "virt-launcher: libvirt as root"
   in_c /tmp/verify-libvirt.sh nonroot || die "virt-launcher: libvirt as uid 107"
   log "virt-launcher: libvirtd via the shim answers virsh and runs a TCG domain (root and uid 107)"
+  # virt-handler's init container: `virtqemud -d` through the shim, then virsh writes the files
+  # the handler's node labeller reads (TCG: a device name /proc/misc does not list).
+  in_c sh -c 'mkdir -p /var/lib/kubevirt-node-labeller &&
+    HYPERVISOR_DEVICE=no-such-device PREFERRED_VIRTTYPE=kvm node-labeller.sh >/tmp/node-labeller.log 2>&1 &&
+    test -s /var/lib/kubevirt-node-labeller/virsh_domcapabilities.xml &&
+    test -s /var/lib/kubevirt-node-labeller/supported_features.xml &&
+    test -s /var/lib/kubevirt-node-labeller/capabilities.xml' ||
+    die "virt-launcher: node-labeller.sh failed"
+  log "virt-launcher: node-labeller.sh (virt-handler's init container) writes its three files under TCG"
 }
 
 verify_control_plane

@@ -7,9 +7,11 @@
 # libvirt-sock*, and clients dial virtqemud-sock* (virt-launcher's non-root URI
 # qemu+unix:///session?socket=/var/run/libvirt/virtqemud-sock) or libvirt-sock (qemu:///system as
 # root), so both names lead to the one daemon. Other arguments pass through to libvirtd.
+# VIRTQEMUD_SHIM_LIBVIRTD and VIRTQEMUD_SHIM_SOCK_DIR replace the two paths (for its unit test).
 set -euo pipefail
 
-sock_dir=/var/run/libvirt
+libvirtd="${VIRTQEMUD_SHIM_LIBVIRTD:-/usr/sbin/libvirtd}"
+sock_dir="${VIRTQEMUD_SHIM_SOCK_DIR:-/var/run/libvirt}"
 config=/etc/libvirt/virtqemud.conf
 args=()
 while [[ $# -gt 0 ]]; do
@@ -20,10 +22,11 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
+[[ -r "$config" ]] || { echo "virtqemud (libvirtd shim): cannot read $config" >&2; exit 1; }
 mkdir -p "$sock_dir"
 shim_config="$sock_dir/libvirtd-shim.conf"
 {
-  grep -v '^[[:space:]]*unix_sock_dir[[:space:]]*=' "$config" 2>/dev/null || true
+  grep -v '^[[:space:]]*unix_sock_dir[[:space:]]*=' "$config" || true
   printf 'unix_sock_dir = "%s"\n' "$sock_dir"
 } >"$shim_config.tmp"
 mv -f "$shim_config.tmp" "$shim_config"
@@ -32,4 +35,4 @@ ln -sfn libvirt-sock "$sock_dir/virtqemud-sock"
 ln -sfn libvirt-sock-ro "$sock_dir/virtqemud-sock-ro"
 ln -sfn libvirt-admin-sock "$sock_dir/virtqemud-admin-sock"
 
-exec /usr/sbin/libvirtd -f "$shim_config" "${args[@]}"
+exec "$libvirtd" -f "$shim_config" "${args[@]}"

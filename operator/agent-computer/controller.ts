@@ -49,6 +49,7 @@ export const addAgentComputerController: AddController<AgentComputerControllerDe
         defaultRuntime: deps.defaultRuntime,
         installationKey: deps.installationKey,
         objectStore: deps.objectStore,
+        connections: deps.connections,
       }),
       workers: deps.workers ?? AGENT_COMPUTER_WORKERS,
     }),

@@ -33,6 +33,7 @@ import { computeAgentComputerStatus, runtimeNotEnabledStatus } from './status.js
 import { workspaceActivity } from './workspace-activity.js';
 import type { WorkspaceActivity } from './workspace-activity.js';
 import { ensureWorkloadToken } from '../runtimes/workload-token.js';
+import type { RunnerConnections } from './runner-connections.js';
 
 /** Holds deletion until the runtime removed what owner references cannot (a local process). */
 export const WORKLOAD_FINALIZER = 'agentry.dev/workload';
@@ -63,6 +64,8 @@ export interface AgentComputerReconcilerOptions {
   installationKey: InstallationKey;
   /** Where the workspace's artifacts are kept; its deletion removes them (nothing can read them after). */
   objectStore?: ObjectStore | undefined;
+  /** Opens and keeps open the operator's connections to ready runners; without it, prompts open them. */
+  connections?: RunnerConnections | undefined;
   now?: () => Date;
 }
 
@@ -85,7 +88,10 @@ export class AgentComputerReconciler implements Reconciler {
       caches === undefined
         ? await store.get(AgentComputerType, request.namespace, request.name)
         : caches.get(AgentComputerType, request.namespace, request.name);
-    if (ac === undefined) return undefined;
+    if (ac === undefined) {
+      this.gone(request);
+      return undefined;
+    }
     const runtime = this.options.runtimes.get(this.runtimeNameOf(ac));
     if (runtime === undefined) {
       await this.refuseRuntime(ac);
@@ -148,7 +154,13 @@ export class AgentComputerReconciler implements Reconciler {
     await this.recordTransitions(current, status);
     if (failure !== undefined)
       throw new Error(`converging ${request.namespace ?? ''}/${request.name}: ${failure}`);
-    return { requeueAfterMs: this.requeueAfter(current, status, observation, activity) };
+    const becameReady =
+      isTrue({ ...current, status }, AgentComputerConditions.Ready) &&
+      !isTrue(current, AgentComputerConditions.Ready);
+    const keepOpenMs = this.options.connections?.keep({ ...current, status }, becameReady);
+    return {
+      requeueAfterMs: earliest(this.requeueAfter(current, status, observation, activity), keepOpenMs),
+    };
   }
 
   private runtimeNameOf(ac: AgentComputer): Runtime {
@@ -174,7 +186,13 @@ export class AgentComputerReconciler implements Reconciler {
     await this.recordTransitions(ac, status);
   }
 
+  /** The AgentComputer is gone: nothing is kept for it. */
+  private gone(request: ReconcileRequest): void {
+    this.options.connections?.forget(request.namespace ?? '', request.name);
+  }
+
   private async finalize(ac: AgentComputer, runtime: WorkloadRuntime): Promise<void> {
+    this.options.connections?.forget(ac.metadata.namespace ?? '', ac.metadata.name);
     if (!(ac.metadata.finalizers ?? []).includes(WORKLOAD_FINALIZER)) return;
     await runtime.remove(ac);
     // Garbage collection would get it too, but only once the collector knows the CRD (up to ~30 s).
@@ -328,3 +346,7 @@ export class AgentComputerReconciler implements Reconciler {
 }
 
 const isoMillis = (date: Date): string => date.toISOString();
+
+/** The sooner of two waits, either of which may be absent. */
+const earliest = (a: number | undefined, b: number | undefined): number | undefined =>
+  a === undefined ? b : b === undefined ? a : Math.min(a, b);

@@ -1,4 +1,9 @@
-import { AgentComputerConditions, AgentComputerReasons, HIBERNATED_BY_ANNOTATION } from '../../crds/index.js';
+import {
+  AgentComputerConditions,
+  AgentComputerReasons,
+  HIBERNATED_BY_ANNOTATION,
+  workloadDigest,
+} from '../../crds/index.js';
 import type {
   AgentComputer,
   AgentComputerConditionType,
@@ -91,6 +96,8 @@ export function computeAgentComputerStatus(
   return {
     ...ac.status,
     observedGeneration: generation,
+    // With the conditions, in one write: what readyForCurrentSpec compares a later spec with.
+    observedWorkload: workloadDigest(ac.spec),
     conditions,
     sandboxId: obs.sandboxId ?? ac.status?.sandboxId,
     endpoint: obs.endpoint,
@@ -136,5 +143,11 @@ export function runtimeNotEnabledStatus(
     { type: AgentComputerConditions.Ready, status: 'False', reason, message },
   ];
   const conditions = setConditions(ac.status?.conditions, inputs, ac.metadata.generation, now);
-  return { ...ac.status, observedGeneration: ac.metadata.generation, conditions, provisionError: message };
+  return {
+    ...ac.status,
+    observedGeneration: ac.metadata.generation,
+    observedWorkload: workloadDigest(ac.spec),
+    conditions,
+    provisionError: message,
+  };
 }

@@ -5,6 +5,7 @@ import type { ObjectStore } from '../../platform/objectstore/types.js';
 import { RunnerRequestError } from '../../platform/runner-client.js';
 import type { RunnerClient } from '../../platform/runner-client.js';
 import type { SkillCatalog } from '../../platform/skill-catalog.js';
+import type { Logger } from '../../platform/log.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import {
   TIME_LIMIT_GRACE_MS,
@@ -31,6 +32,8 @@ export interface PromptRunnerOptions {
   allowPrivateSkillSources?: boolean | undefined;
   /** The model gateway and egress proxy prompts use (docs/adr/0009); undefined: neither. */
   access?: WorkspaceAccess | undefined;
+  /** Where each dispatch's timing goes, at debug level. */
+  logger?: Logger | undefined;
 }
 
 /**
@@ -167,13 +170,34 @@ export class PromptRunner {
       throw err;
     }
     try {
-      return await runner.dispatchPrompt(pass.task.metadata.name, prompt.id, request);
+      const sent = performance.now();
+      const state = await runner.dispatchPrompt(pass.task.metadata.name, prompt.id, request);
+      this.logDispatch(pass, prompt, sent);
+      return state;
     } catch (err) {
       if (err instanceof RunnerRequestError && err.unreachable) return 'unreachable';
       if (err instanceof RunnerRequestError && err.status === 400)
         return `the runner refused the prompt: ${err.message}`;
       throw err;
     }
+  }
+
+  /**
+   * How long the runner took to accept the prompt and how long after the task's creation it was
+   * sent: a first prompt's or a claim's extra time shows here or before it (docs/benchmarks.md).
+   */
+  private logDispatch(pass: TaskPass, prompt: PromptSpec, sent: number): void {
+    const created = Date.parse(pass.task.metadata.creationTimestamp ?? '');
+    this.options.logger?.debug(
+      {
+        task: pass.task.metadata.name,
+        prompt: prompt.id,
+        workspace: pass.task.spec.workspace,
+        dispatchMs: Math.round(performance.now() - sent),
+        ...(Number.isNaN(created) ? {} : { sinceCreatedMs: pass.now.getTime() - created }),
+      },
+      'dispatched a prompt',
+    );
   }
 
   /** Runs a runner call; 'unreachable' when the runner is down (the workspace may be restarting). */

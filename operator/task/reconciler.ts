@@ -6,9 +6,9 @@ import {
   TaskType,
   WebhookType,
   isTerminal,
+  readyForCurrentSpec,
 } from '../../crds/index.js';
 import type { AgentComputer, Organization, TaskStatus } from '../../crds/index.js';
-import { readyForPrompts } from './workspace-readiness.js';
 import type { EventRecorder } from '../../platform/events.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
@@ -155,7 +155,7 @@ export class TaskReconciler implements Reconciler {
     if (workspace?.status?.endpoint === undefined || workspace.spec.operatingMode !== 'Running')
       return undefined;
     if (workspace.metadata.deletionTimestamp !== undefined) return undefined;
-    if (!readyForPrompts(workspace)) return undefined;
+    if (!readyForCurrentSpec(workspace)) return undefined;
     return new RunnerClient({
       endpoint: workspace.status.endpoint,
       token: this.options.installationKey.runnerToken(workspace),

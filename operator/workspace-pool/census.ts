@@ -5,9 +5,10 @@ import {
   POOL_CLAIMED_AT_ANNOTATION,
   isPoolMemberIn,
   PoolMemberStates,
+  readyForCurrentSpec,
 } from '../../crds/index.js';
 import type { AgentComputer, WorkspacePoolSpec } from '../../crds/index.js';
-import { findCondition, isTrueForGeneration } from '../../crds/conditions.js';
+import { findCondition } from '../../crds/conditions.js';
 
 /** Claims this recent count as demand: the pool grows by them, up to maxReady. */
 export const DEMAND_WINDOW_MS = 60_000;
@@ -97,8 +98,8 @@ export function takeCensus(
   const starting = available.filter((ac) => !failed.includes(ac));
   const [firstFailing] = failing;
   return {
-    ready: starting.filter((ac) => isTrueForGeneration(ac, AgentComputerConditions.Ready)),
-    provisioning: starting.filter((ac) => !isTrueForGeneration(ac, AgentComputerConditions.Ready)),
+    ready: starting.filter(readyForCurrentSpec),
+    provisioning: starting.filter((ac) => !readyForCurrentSpec(ac)),
     failed,
     nextReplacementAt: waiting.length === 0 ? undefined : Math.min(...waiting),
     claimed: claimed.length,

@@ -86,13 +86,16 @@ export function useMainRunner(): void {
     }
   });
 
-  afterAll(async () => {
-    for (const runner of started) {
-      await runner.app.shutdown();
-      await runner.http.stop();
-      await rm(runner.root, { recursive: true, force: true });
-    }
-  });
+  afterAll(stopStartedRunners);
+}
+
+/** Stops every runner startRunner started, and removes their directories. */
+export async function stopStartedRunners(): Promise<void> {
+  for (const runner of started.splice(0)) {
+    await runner.app.shutdown();
+    await runner.http.stop();
+    await rm(runner.root, { recursive: true, force: true });
+  }
 }
 
 export const isTerminalStatus = (event: TaskEvent): boolean =>

@@ -120,6 +120,8 @@ export async function startEmbeddedStack(
     controlNamespace: CONTROL_NAMESPACE,
     installationKey: await ensureInstallationKey(store, CONTROL_NAMESPACE),
     objectStore: api.objectStore,
+    // As `agentry serve` does (its runners listen on loopback).
+    keepRunnerConnections: true,
     ...workspaceAgentOptions(options),
     ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
     ...(options.contextLakes === undefined ? {} : { contextLakes: options.contextLakes }),

@@ -1,6 +1,4 @@
 import {
-  AgentComputerConditions,
-  AgentComputerReasons,
   AgentComputerSpecSchema,
   AgentComputerType,
   DEFAULT_POOL_NAME,
@@ -13,10 +11,10 @@ import {
   apiVersionOf,
 } from '../../crds/index.js';
 import type { AgentComputer, PoolMemberState, WorkspacePool } from '../../crds/index.js';
-import { isoSeconds } from '../../crds/conditions.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import { claimedMember } from '../../api/workspace-pool/claimed-member.js';
+import { readyStatus } from './ready-status.js';
 import type { ClaimerSpec } from '../../api/workspace-pool/claimed-member.js';
 
 /**
@@ -77,22 +75,11 @@ export function poolMemberObject(
   };
 }
 
-/** Writes Ready=True for the member's generation into its status, as the operator does once its runner answers. */
+/** Writes the status the operator writes once the member's runner answers (Ready=True for its generation). */
 export async function markReady(store: ResourceStore, member: AgentComputer): Promise<AgentComputer> {
   return store.replaceStatus(AgentComputerType, {
     ...member,
-    status: {
-      conditions: [
-        {
-          type: AgentComputerConditions.Ready,
-          status: 'True',
-          observedGeneration: member.metadata.generation,
-          lastTransitionTime: isoSeconds(new Date()),
-          reason: AgentComputerReasons.RunnerReady,
-          message: 'the runner answers',
-        },
-      ],
-    },
+    status: readyStatus(member),
   });
 }
 

@@ -5,13 +5,13 @@ import { claimedMember } from '../../api/workspace-pool/claimed-member.js';
 import { isClaimable } from '../../api/workspace-pool/members.js';
 import {
   POOL_CLAIMED_AT_ANNOTATION,
-  POOL_CLAIMED_GENERATION_ANNOTATION,
   POOL_IDLE_TIMEOUT_ANNOTATION,
   POOL_LABEL,
   POOL_MEMBER_STATE_LABEL,
   WorkspacePoolSpecSchema,
   WorkspacePoolType,
   apiVersionOf,
+  workloadDigest,
 } from '../../crds/index.js';
 import type { AgentComputer, WorkspacePool } from '../../crds/index.js';
 import { poolMemberObject } from '../support/pool-members.js';
@@ -55,14 +55,10 @@ describe('the claim write', () => {
     expect(claimed.metadata.annotations?.[POOL_CLAIMED_AT_ANNOTATION]).toBe('2030-01-02T03:04:05.678Z');
   });
 
-  it('records the generation its own write makes, one past the member’s', () => {
-    const claimed = claimedMember(
-      member((ac) => ({ ...ac, metadata: { ...ac.metadata, generation: 4 } })),
-      claimer,
-      {},
-      now,
-    );
-    expect(claimed.metadata.annotations?.[POOL_CLAIMED_GENERATION_ANNOTATION]).toBe('5');
+  it('changes no spec field the workload is made from, so the member stays ready through the claim', () => {
+    const waiting = member((ac) => ({ ...ac, spec: { ...ac.spec, icon: '🐙' } }));
+    const claimed = claimedMember(waiting, claimer, { displayName: 'Mine', ephemeral: true }, now);
+    expect(workloadDigest(claimed.spec)).toBe(workloadDigest(waiting.spec));
   });
 
   it("removes the pool's owner reference and keeps every other owner", () => {

@@ -13,6 +13,7 @@ import { createRunnerApp, listenRunner } from '../../../runner/server.js';
 import type { RunnerApp, RunningRunner } from '../../../runner/server.js';
 import { RunnerState } from '../../../runner/state.js';
 import { eventually } from '../../support/api-server.js';
+import { readyStatus } from '../../support/ready-status.js';
 import type { TestApi } from '../../support/api-server.js';
 
 /** Test helpers for the event endpoints: a real runner per workspace, and a plain SSE reader. */
@@ -184,20 +185,7 @@ export async function markReady(
   if (ac === undefined) throw new Error(`workspace ${workspaceId} is missing`);
   const written = await api.store.replaceStatus(AgentComputerType, {
     ...ac,
-    status: {
-      ...ac.status,
-      endpoint,
-      conditions: [
-        {
-          type: 'Ready',
-          status: 'True',
-          reason: 'RunnerReady',
-          message: 'the runner answers',
-          lastTransitionTime: new Date().toISOString(),
-          observedGeneration: ac.metadata.generation,
-        },
-      ],
-    },
+    status: readyStatus(ac, endpoint),
   });
   await eventually(
     () =>

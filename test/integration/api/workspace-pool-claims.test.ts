@@ -17,7 +17,9 @@ import { isClaimable } from '../../../api/workspace-pool/members.js';
 import { call, eventually, startTestApi } from '../../support/api-server.js';
 import type { TestApi } from '../../support/api-server.js';
 import { addPoolMember, createPool } from '../../support/pool-members.js';
-import { configureOrganization, createTask, errorOf, namespaceOf } from './tasks-support.js';
+import { configureOrganization, createTask, errorOf, namespaceOf, storedTask } from './tasks-support.js';
+import { SseStream, shellInvocation, startWorkspaceRunner } from './tasks-sse.js';
+import type { WorkspaceRunner } from './tasks-sse.js';
 
 const ListSchema = z.object({ data: z.array(AgentComputerRecordSchema) });
 
@@ -184,6 +186,52 @@ describe('POST /v1/agent-computers', () => {
     const list = ListSchema.parse(await (await call(api, '/v1/agent-computers', { key })).json());
     expect(list.data.map((ac) => ac.id)).toEqual(['member-1']);
     expect(Date.parse(list.data[0]?.createdAt ?? '')).toBeGreaterThanOrEqual(before);
+  });
+});
+
+// No operator runs here: nothing observes the claim's generation, so Ready stays as it was written
+// for the generation before it. The claim changes no workload field, so that Ready still holds.
+describe('a claimed member, before the operator observed the claim', () => {
+  const runners: WorkspaceRunner[] = [];
+  const streams: SseStream[] = [];
+  afterAll(async () => {
+    for (const stream of streams) await stream.close();
+    for (const runner of runners) await runner.stop();
+  });
+
+  it('is ready in the answer of POST /v1/agent-computers that claimed it', async () => {
+    const { key, pool } = await organizationWithPool('claim-ready');
+    await readyMember(pool, 'member-1');
+    const res = await call(api, '/v1/agent-computers', { key, method: 'POST', body: { name: 'Box' } });
+    expect(res.status).toBe(201);
+    expect(AgentComputerRecordSchema.parse(await res.json())).toMatchObject({
+      id: 'member-1',
+      status: 'ready',
+    });
+  });
+
+  it("streams the claiming task's events from the member's runner at once", async () => {
+    const { key, pool } = await organizationWithPool('claim-stream');
+    const member = await addPoolMember(api.store, pool, 'member-1', { ready: false });
+    const runner = await startWorkspaceRunner(api, member.metadata.namespace ?? '', 'member-1');
+    runners.push(runner);
+    await eventually(() =>
+      isClaimable(
+        api.readModel.agentComputers.get(member.metadata.namespace ?? '', 'member-1') ?? member,
+        {},
+      ),
+    );
+    const task = await createTask(api, key, { prompt: 'echo claimed', executor: 'shell' });
+    expect(task.workspaceId).toBe('member-1');
+    const promptId = (await storedTask(api, 'claim-stream', task.id)).spec.prompts[0]?.id ?? '';
+    // The operator's part: the dispatch (it judges readiness by the same rule).
+    await runner.client.dispatchPrompt(task.id, promptId, {
+      text: 'echo claimed',
+      executor: shellInvocation(),
+    });
+    const stream = await SseStream.open(`${api.url}/v1/tasks/${task.id}/events`, { API_KEY: key });
+    streams.push(stream);
+    await eventually(() => stream.events().some((event) => event.eventType === 'init'), 10_000);
   });
 });
 
