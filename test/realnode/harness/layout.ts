@@ -102,7 +102,7 @@ export const RealNodeStateSchema = z.object({
   kubeRouter: z.string().optional(),
   /** The kubelet's root when it is not under the workdir (StartRealNodeOptions.kubeletRoot). */
   kubeletRoot: z.string().optional(),
-  /** Host directories bind-mounted onto themselves as shared mounts (StartRealNodeOptions.sharedHostDirs). */
-  sharedMounts: z.array(z.string()).optional(),
+  /** The root mount was private and was made shared (StartRealNodeOptions.sharedRootMount). */
+  rootMadeShared: z.boolean().optional(),
 });
 export type RealNodeState = z.infer<typeof RealNodeStateSchema>;

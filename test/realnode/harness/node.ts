@@ -1,6 +1,6 @@
 // A real node beside KWOK's fake ones: containerd, kubelet, kube-proxy, kube-router, CoreDNS and
 // local-path-provisioner on this machine, joined to a harness cluster (see NOTES.md next to this file).
-import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterStateOf, kubectl, startCluster } from '../../cluster/harness/cluster.js';
@@ -65,11 +65,18 @@ export interface StartRealNodeOptions {
    */
   kubeletRoot?: string;
   /**
-   * Host directories that pods mount with Bidirectional propagation (KubeVirt's virt-handler: the
-   * kubelet root, /run/kubevirt). containerd allows that only on a shared mount, and this machine's
-   * root filesystem is private: each becomes a shared bind mount of itself, undone at teardown.
+   * The root mount made recursively shared for the node's life, as systemd makes it on usual hosts:
+   * pods that mount host paths with Bidirectional propagation (KubeVirt's virt-handler: the kubelet
+   * root, /var/run/kubevirt) need it, and containerd checks the mount point of the path as written,
+   * so a shared bind mount at /run/kubevirt would not do for /var/run/kubevirt. Undone at teardown.
    */
-  sharedHostDirs?: string[];
+  sharedRootMount?: boolean;
+  /**
+   * containerd, and so every hostPID pod, in a PID namespace of its own with containerd as PID 1.
+   * This machine's PID 1 belongs to an ancestor user namespace: nobody, root included, may open its
+   * /proc/1/ns/*, and KubeVirt's virt-handler enters /proc/1/ns/mnt of its PID namespace (virt-chroot).
+   */
+  containerdPidNamespace?: boolean;
   /** StartClusterOptions.fakeKubevirt: false when real KubeVirt is to be installed. */
   fakeKubevirt?: boolean;
 }
@@ -78,15 +85,11 @@ async function saveState(state: RealNodeState): Promise<void> {
   await writeFile(nodePaths(state.workdir).state, JSON.stringify(state));
 }
 
-/** Each directory a shared bind mount of itself, recorded first so that teardown finds it. */
-async function shareHostDirs(state: RealNodeState, dirs: string[]): Promise<void> {
-  for (const dir of dirs) {
-    state.sharedMounts = [...(state.sharedMounts ?? []), dir];
-    await saveState(state);
-    await mkdir(dir, { recursive: true });
-    await run('mount', ['--bind', dir, dir]);
-    await run('mount', ['--make-rshared', dir]);
-  }
+/** The root mount recursively shared, recorded first so that teardown makes it private again. */
+async function shareRootMount(state: RealNodeState): Promise<void> {
+  state.rootMadeShared = true;
+  await saveState(state);
+  await run('mount', ['--make-rshared', '/']);
 }
 
 /** A fixed kubelet root must be ours alone: refuse one that exists (another kubelet's, or a leftover). */
@@ -188,13 +191,13 @@ export async function startRealNode(options: StartRealNodeOptions = {}): Promise
     await destroyRealNode(state);
   };
   try {
-    await shareHostDirs(state, options.sharedHostDirs ?? []);
+    if (options.sharedRootMount === true) await shareRootMount(state);
     const tools = await buildRealNodeTools(join(workdir, 'tools.env'));
     Object.assign(state, { kubeProxy: tools.KUBE_PROXY, kubeRouter: tools.KUBE_ROUTER });
     await setUpNetwork(paths, state.baseline.uplink);
     await setUpControlPlaneHost(paths);
     const archives = await buildNodeImages(paths, tools.PAUSE);
-    await track(state, 'containerd', startContainerd(paths));
+    await track(state, 'containerd', startContainerd(paths, options.containerdPidNamespace === true));
     for (const archive of [...archives, ...(options.imageArchives ?? [])]) {
       await importImage(paths.containerdSocket, archive);
     }

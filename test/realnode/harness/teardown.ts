@@ -65,11 +65,8 @@ export async function destroyRealNode(
   options: { releaseLock?: boolean } = {},
 ): Promise<void> {
   await stopProcesses(state);
-  const outside = [
-    ...(state.kubeletRoot === undefined ? [] : [state.kubeletRoot]),
-    ...(state.sharedMounts ?? []),
-  ];
-  await unmountAll([state.workdir, ...outside]);
+  await unmountAll([state.workdir, ...(state.kubeletRoot === undefined ? [] : [state.kubeletRoot])]);
+  if (state.rootMadeShared === true) await run('mount', ['--make-rprivate', '/']).catch(() => undefined);
   await cleanHostPaths(state.baseline);
   await tearDownNetwork(state.baseline.uplink);
   await tearDownControlPlaneHost(nodePaths(state.workdir));
