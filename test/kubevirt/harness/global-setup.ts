@@ -25,8 +25,10 @@ export default async function globalSetup(): Promise<void> {
     {
       imageArchives: [guest.containerDiskArchive, ...builds.archives],
       kubeletRoot: KUBELET_ROOT,
-      // virt-handler mounts both with Bidirectional propagation.
-      sharedHostDirs: [KUBELET_ROOT, '/run/kubevirt'],
+      // virt-handler mounts the kubelet root and /var/run/kubevirt with Bidirectional propagation,
+      // and enters the mount namespace of PID 1 of its (host) PID namespace.
+      sharedRootMount: true,
+      containerdPidNamespace: true,
       // Real KubeVirt: no fake CRD, no stages playing virt-controller.
       fakeKubevirt: false,
       beforeInstall: async (node) => {

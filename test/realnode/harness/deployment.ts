@@ -32,8 +32,10 @@ export interface RealNodeDeploymentOptions {
   imageArchives?: string[];
   /** The kubelet's root directory (StartRealNodeOptions.kubeletRoot). */
   kubeletRoot?: string;
-  /** StartRealNodeOptions.sharedHostDirs. */
-  sharedHostDirs?: string[];
+  /** StartRealNodeOptions.sharedRootMount. */
+  sharedRootMount?: boolean;
+  /** StartRealNodeOptions.containerdPidNamespace. */
+  containerdPidNamespace?: boolean;
   /** StartRealNodeOptions.fakeKubevirt. */
   fakeKubevirt?: boolean;
   /** Runs once the node is ready, before Agentry is installed; returns helm values files to layer over ours. */
@@ -52,7 +54,10 @@ export async function startRealNodeDeployment(
   const node = await startRealNode({
     imageArchives: [...built.archives, ...(options.imageArchives ?? [])],
     ...(options.kubeletRoot === undefined ? {} : { kubeletRoot: options.kubeletRoot }),
-    ...(options.sharedHostDirs === undefined ? {} : { sharedHostDirs: options.sharedHostDirs }),
+    ...(options.sharedRootMount === undefined ? {} : { sharedRootMount: options.sharedRootMount }),
+    ...(options.containerdPidNamespace === undefined
+      ? {}
+      : { containerdPidNamespace: options.containerdPidNamespace }),
     ...(options.fakeKubevirt === undefined ? {} : { fakeKubevirt: options.fakeKubevirt }),
   });
   onNode(node);
