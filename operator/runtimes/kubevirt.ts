@@ -142,15 +142,20 @@ function hibernation(
   base: Omit<WorkloadObservation, 'ready' | 'reason' | 'message'>,
   printable: string | undefined,
 ): WorkloadObservation {
-  return printable === 'Stopped'
+  // KubeVirt says Stopping at once after Halted while the guest shuts down and still holds its CPU
+  // and memory: only Stopped (or no VM status yet) is down.
+  const running = printable !== undefined && printable !== 'Stopped';
+  return !running
     ? {
         ...base,
+        running,
         ready: false,
         reason: ObservationReasons.Hibernated,
         message: 'Hibernated: the VM is stopped, its disk is kept',
       }
     : {
         ...base,
+        running,
         ready: false,
         reason: ObservationReasons.Hibernating,
         message: `Waiting for the VM to stop (it is ${printable ?? 'being created'})`,
