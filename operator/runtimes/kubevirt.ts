@@ -158,7 +158,7 @@ function hibernation(
         running,
         ready: false,
         reason: ObservationReasons.Hibernating,
-        message: `Waiting for the VM to stop (it is ${printable ?? 'being created'})`,
+        message: `Waiting for the VM to stop (it is ${printable})`,
       };
 }
 
