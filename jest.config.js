@@ -50,6 +50,12 @@ export default {
     // The kubevirt runtime's guest disk built (images/vm/build-guest-image.sh) and booted under QEMU
     // emulation with the runtime's cloud-init (test/vm/kubevirt-guest.test.ts); one VM at a time.
     project('vm'),
+    // Real KubeVirt and CDI (built here, emulated: useEmulation) on the real node, and VM workspaces
+    // through the installed API: `npm run test:kubevirt`, not part of `npm test` (docs/runtimes.md).
+    project('kubevirt', {
+      globalSetup: '<rootDir>/test/kubevirt/harness/global-setup.mjs',
+      globalTeardown: '<rootDir>/test/realnode/harness/global-teardown.mjs',
+    }),
     project('realnode-harness', {
       roots: ['<rootDir>/test/realnode'],
       testMatch: ['**/harness-teardown.test.ts'],

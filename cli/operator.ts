@@ -127,7 +127,11 @@ function clusterRuntimes(
   if (config.AGENTRY_RUNTIMES.includes('kubevirt')) {
     runtimes.set(
       'kubevirt',
-      new KubevirtRuntime({ ...common, logger: logger.child({ runtime: 'kubevirt' }) }),
+      new KubevirtRuntime({
+        ...common,
+        diskPullMethod: config.AGENTRY_VM_DISK_PULL_METHOD,
+        logger: logger.child({ runtime: 'kubevirt' }),
+      }),
     );
   }
   return runtimes;

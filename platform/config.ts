@@ -58,6 +58,12 @@ export const ConfigSchema = z.object({
   AGENTRY_WORKLOAD_MEMORY: z.string().default('4Gi'),
   AGENTRY_WORKLOAD_DISK: z.string().default('20Gi'),
   AGENTRY_STORAGE_CLASS: z.string().min(1).optional(),
+  /**
+   * Operator, kubevirt: how CDI fetches a VM disk image from a registry. `pod`: CDI's importer pod
+   * downloads it. `node`: the kubelet pulls it like any container image (the node's image cache and
+   * pull credentials; an image present only on the nodes works too).
+   */
+  AGENTRY_VM_DISK_PULL_METHOD: z.enum(['pod', 'node']).default('pod'),
   /** Operator: labels a node must carry to run workloads, as a JSON object (e.g. dedicated nodes). */
   AGENTRY_WORKLOAD_NODE_SELECTOR: jsonSetting(NodeSelectorSchema, '{}'),
   /** Operator: tolerations of workload pods and VMs, as a JSON array of core/v1 Tolerations. */

@@ -21,7 +21,8 @@
 # 1. Binaries: the modules kubevirt.io/kubevirt, kubevirt.io/api and kubevirt.io/client-go at
 #    v1.8.0 (the last two are KubeVirt's staging/ directories, which its module zip leaves out)
 #    in a writable tree, libguestfs.org/libnbd replaced by libnbd-stub/ (its cgo needs libnbd's
-#    headers; only the NBD backup path uses it), `go build` of the commands, `gcc -static` of
+#    headers; only the NBD backup path uses it), our fixes in patches/ applied (its README says
+#    why), `go build` of the commands, `gcc -static` of
 #    container-disk, and the manifest tools. Cached in
 #    ${AGENTRY_TOOLS_CACHE:-$HOME/.cache/agentry-tools}/kubevirt-v1.8.0/<key12>/.
 # 2. Roots: `mmdebstrap --variant=minbase` of trixie from the mirror in apt's sources (bookworm's
@@ -156,6 +157,8 @@ kubevirt_tree() {
   cp -r "$HERE/libnbd-stub" "$w/libnbd"
   chmod -R u+w "$w"
   (cd "$src" && go mod edit -replace libguestfs.org/libnbd=../libnbd)
+  # Our fixes of v1.8.0 (patches/README.md says why each is needed), in order.
+  for m in "$HERE"/patches/*.patch; do patch --quiet -d "$src" -p1 <"$m"; done
 }
 
 build_binaries() { # build_binaries <dest>
@@ -192,7 +195,7 @@ ensure_binaries() {
   local key
   key="$( { printf '%s\n' "$KUBEVIRT_VERSION" "$(go env GOVERSION)" "${CGO_COMMANDS[@]}" \
     "${STATIC_COMMANDS[@]}"; declare -f build_binaries kubevirt_tree go_module_dir
-    files_sha libnbd-stub; } | sha)"
+    files_sha libnbd-stub patches; } | sha)"
   BIN_KEY="${key:0:12}"
   BIN_DIR="$BIN_CACHE/$BIN_KEY"
   BIN_PID=""

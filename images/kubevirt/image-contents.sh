@@ -8,7 +8,7 @@ ROOT_MINIMAL_PACKAGES="ca-certificates"
 ROOT_HANDLER_PACKAGES="ca-certificates,qemu-utils,nftables,iptables,procps,util-linux,mount"
 ROOT_LAUNCHER_PACKAGES="ca-certificates,libvirt-daemon,libvirt-daemon-driver-qemu,libvirt-clients,\
 libvirt-daemon-log,qemu-system-x86,qemu-utils,ovmf,seabios,nftables,iptables,procps,util-linux,\
-mount,libcap2-bin"
+mount,libcap2-bin,xorriso"
 
 # install_files <container> <mode> <dest dir> <file...>
 install_files() {

@@ -18,7 +18,13 @@ import { programEnvironment, warmUpEnvironment } from './program-layout.js';
 import { ObservationReasons, workloadLabels, workloadProgram } from './types.js';
 import type { WorkloadContext, WorkloadObject, WorkloadObservation, WorkloadRuntime } from './types.js';
 
-export type KubevirtRuntimeOptions = ClusterRuntimeOptions;
+/** How CDI fetches a registry disk image: its importer pod downloads it, or the node's kubelet pulls it. */
+export type DiskPullMethod = 'pod' | 'node';
+
+export interface KubevirtRuntimeOptions extends ClusterRuntimeOptions {
+  /** Unset: `pod`, CDI's default. */
+  diskPullMethod?: DiskPullMethod | undefined;
+}
 export { runnerCloudConfig, workloadCloudConfig } from './cloud-init.js';
 
 /** Template annotation: a new value changes the template, and a running VM is cycled to pick it up. */
@@ -51,11 +57,15 @@ export function kubevirtWorkloadNames(object: WorkloadObject): {
   };
 }
 
-/** The DataVolume source of an image: `pvc:<namespace>/<name>` clones a PVC, anything else is pulled. */
-export function diskSource(image: string): Record<string, unknown> {
+/**
+ * The DataVolume source of an image: `pvc:<namespace>/<name>` clones a PVC, anything else is pulled
+ * from its registry, by CDI's importer (`pod`) or by the node (`node`).
+ */
+export function diskSource(image: string, pullMethod: DiskPullMethod = 'pod'): Record<string, unknown> {
   const pvc = /^pvc:([a-z0-9-]+)\/([a-z0-9.-]+)$/.exec(image);
   if (pvc !== null) return { pvc: { namespace: pvc[1], name: pvc[2] } };
-  return { registry: { url: image.startsWith('docker://') ? image : `docker://${image}` } };
+  const url = image.startsWith('docker://') ? image : `docker://${image}`;
+  return { registry: { url, ...(pullMethod === 'node' ? { pullMethod } : {}) } };
 }
 
 /** Whether the VM is down (or not yet reported), and the restartedAt it was last started for. */
@@ -132,18 +142,23 @@ function hibernation(
   base: Omit<WorkloadObservation, 'ready' | 'reason' | 'message'>,
   printable: string | undefined,
 ): WorkloadObservation {
-  return printable === 'Stopped'
+  // KubeVirt says Stopping at once after Halted while the guest shuts down and still holds its CPU
+  // and memory: only Stopped (or no VM status yet) is down.
+  const running = printable !== undefined && printable !== 'Stopped';
+  return !running
     ? {
         ...base,
+        running,
         ready: false,
         reason: ObservationReasons.Hibernated,
         message: 'Hibernated: the VM is stopped, its disk is kept',
       }
     : {
         ...base,
+        running,
         ready: false,
         reason: ObservationReasons.Hibernating,
-        message: `Waiting for the VM to stop (it is ${printable ?? 'being created'})`,
+        message: `Waiting for the VM to stop (it is ${printable})`,
       };
 }
 
@@ -338,7 +353,7 @@ export class KubevirtRuntime implements WorkloadRuntime {
           resources: { requests: { storage: object.spec.resources?.disk ?? defaults.disk } },
           ...(storageClassName === undefined ? {} : { storageClassName }),
         },
-        source: diskSource(this.image(object)),
+        source: diskSource(this.image(object), this.options.diskPullMethod),
       },
     };
   }

@@ -6,9 +6,15 @@ import { promisify } from 'node:util';
 
 const execFile = promisify(execFileCallback);
 
-/** Installs what scripts/test-packages.txt names and is missing; `failure` says who needed it. */
-export async function ensureTestPackages(failure: (cause: unknown) => Error): Promise<void> {
-  const packages = (await readFile('scripts/test-packages.txt', 'utf8')).split('\n').filter((p) => p !== '');
+/**
+ * Installs what a package list names and is missing (default scripts/test-packages.txt, what CI
+ * installs); `failure` says who needed it.
+ */
+export async function ensureTestPackages(
+  failure: (cause: unknown) => Error,
+  list = 'scripts/test-packages.txt',
+): Promise<void> {
+  const packages = (await readFile(list, 'utf8')).split('\n').filter((p) => p !== '');
   try {
     await execFile('bash', ['scripts/ensure-packages.sh', ...packages], { timeout: 600_000 });
   } catch (err) {

@@ -142,6 +142,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - name: AGENTRY_STORAGE_CLASS
   value: {{ . | quote }}
 {{- end }}
+{{- with .Values.workloads.vmDiskPullMethod }}
+- name: AGENTRY_VM_DISK_PULL_METHOD
+  value: {{ . | quote }}
+{{- end }}
 {{- with .Values.workloads.nodeSelector }}
 - name: AGENTRY_WORKLOAD_NODE_SELECTOR
   value: {{ toJson . | quote }}

@@ -147,7 +147,7 @@ async function installVirtControllerStages(state: ClusterState): Promise<void> {
   await kubectl(state, ['delete', 'virtualmachine/harness-probe', '-n', 'default']);
 }
 
-async function installFixtures(state: ClusterState): Promise<void> {
+async function installFixtures(state: ClusterState, fakeKubevirt: boolean): Promise<void> {
   const gomodcache = (await run('go', ['env', 'GOMODCACHE'])).trim();
   const stages = await kubectl(state, [
     'kustomize',
@@ -160,9 +160,9 @@ async function installFixtures(state: ClusterState): Promise<void> {
     .map((type) => customResourceDefinitionYaml(type))
     .join('---\n');
   await kubectl(state, ['apply', '-f', '-'], crds);
-  await kubectl(state, ['apply', '-f', join(FIXTURES, 'kubevirt-vm-crd.yaml')]);
+  if (fakeKubevirt) await kubectl(state, ['apply', '-f', join(FIXTURES, 'kubevirt-vm-crd.yaml')]);
   await kubectl(state, ['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
-  await installVirtControllerStages(state);
+  if (fakeKubevirt) await installVirtControllerStages(state);
   await kubectl(state, ['wait', '--for=condition=Ready', '--timeout=60s', 'node', '--all']);
   // The discovery cache predates the CRDs; `kubectl get agentry` must see them.
   await rm(join(state.workdir, 'kubectl-cache'), { recursive: true, force: true });
@@ -245,9 +245,14 @@ export interface StartClusterOptions {
   tools?: Tools;
   /** Writes the kwokctl configuration for this cluster and returns its path (default: loopback). */
   kwokctlConfig?: (state: ClusterState) => Promise<string>;
+  /**
+   * KubeVirt's VirtualMachine CRD and KWOK stages playing virt-controller (default). False for a
+   * cluster where real KubeVirt is installed: its operator owns the CRD, and stages would race it.
+   */
+  fakeKubevirt?: boolean;
 }
 
-/** A KWOK cluster on loopback with Agentry's CRDs, the fake virt-controller and moto. */
+/** A KWOK cluster on loopback with Agentry's CRDs, the fake virt-controller (unless told not to) and moto. */
 export async function startCluster(options: StartClusterOptions = {}): Promise<Cluster> {
   await reapStaleClusters();
   const workdir = await mkdtemp(join(tmpdir(), WORKDIR_PREFIX));
@@ -274,7 +279,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
     const moto = await startMoto(tools, workdir);
     Object.assign(state, { motoPid: moto.pid, motoUrl: moto.url });
     await writeFile(stateFile(workdir), JSON.stringify(state));
-    await installFixtures(state);
+    await installFixtures(state, options.fakeKubevirt ?? true);
   } catch (err) {
     await stop();
     throw err;

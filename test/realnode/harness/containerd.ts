@@ -58,10 +58,38 @@ export async function ctr(socket: string, args: string[], timeoutMs = 180_000): 
   return run('ctr', ['--address', socket, '--namespace', K8S_NAMESPACE, ...args], { timeoutMs });
 }
 
-export async function startContainerd(paths: NodePaths): Promise<number> {
+/**
+ * containerd as PID 1 of a PID namespace of its own (StartRealNodeOptions.containerdPidNamespace):
+ * unshare's child mounts a /proc of the new namespace (its copy of /proc made private first, so the
+ * host's /proc is untouched) and becomes containerd. Mounts stay shared with the host. Stopping
+ * unshare stops containerd (--kill-child), and with it every process of the namespace.
+ */
+function inOwnPidNamespace(command: string[]): [string, string[]] {
+  const script = 'mount --make-private /proc && mount -t proc proc /proc && exec "$@"';
+  return [
+    'unshare',
+    [
+      '--pid',
+      '--fork',
+      '--mount',
+      '--propagation',
+      'unchanged',
+      '--kill-child=SIGTERM',
+      'sh',
+      '-c',
+      script,
+      'sh',
+      ...command,
+    ],
+  ];
+}
+
+export async function startContainerd(paths: NodePaths, ownPidNamespace = false): Promise<number> {
   await mkdir(dirname(paths.containerdConfig), { recursive: true });
   await writeFile(paths.containerdConfig, config(paths));
-  const pid = await startDaemon('containerd', 'containerd', ['--config', paths.containerdConfig], paths.logs);
+  const command = ['containerd', '--config', paths.containerdConfig];
+  const [program, args] = ownPidNamespace ? inOwnPidNamespace(command) : ['containerd', command.slice(1)];
+  const pid = await startDaemon('containerd', program, args, paths.logs);
   const deadline = Date.now() + 60_000;
   while (
     !(await ctr(paths.containerdSocket, ['version'], 5_000).then(

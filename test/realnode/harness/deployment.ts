@@ -26,22 +26,48 @@ export interface RealNodeDeployment {
   state: RealNodeEnv & AgentryDeployment;
 }
 
+/** What a suite adds to the standard deployment (the KubeVirt suite: KubeVirt, CDI and VM disks). */
+export interface RealNodeDeploymentOptions {
+  /** More image archives for the node's containerd, beside our three. */
+  imageArchives?: string[];
+  /** The kubelet's root directory (StartRealNodeOptions.kubeletRoot). */
+  kubeletRoot?: string;
+  /** StartRealNodeOptions.sharedRootMount. */
+  sharedRootMount?: boolean;
+  /** StartRealNodeOptions.containerdPidNamespace. */
+  containerdPidNamespace?: boolean;
+  /** StartRealNodeOptions.fakeKubevirt. */
+  fakeKubevirt?: boolean;
+  /** Runs once the node is ready, before Agentry is installed; returns helm values files to layer over ours. */
+  beforeInstall?: (node: RealNode) => Promise<string[]>;
+}
+
 /** Packages, images, node, helm install; progress on stderr. On failure nothing is left running. */
 export async function startRealNodeDeployment(
   onNode: (node: RealNode) => void = () => undefined,
+  options: RealNodeDeploymentOptions = {},
 ): Promise<RealNodeDeployment> {
   const started = Date.now();
   await ensurePackages();
   const built = await buildAgentryImages(tmpdir());
   process.stderr.write(`\nimages ready in ${seconds(started)} s\n`);
-  const node = await startRealNode({ imageArchives: built.archives });
+  const node = await startRealNode({
+    imageArchives: [...built.archives, ...(options.imageArchives ?? [])],
+    ...(options.kubeletRoot === undefined ? {} : { kubeletRoot: options.kubeletRoot }),
+    ...(options.sharedRootMount === undefined ? {} : { sharedRootMount: options.sharedRootMount }),
+    ...(options.containerdPidNamespace === undefined
+      ? {}
+      : { containerdPidNamespace: options.containerdPidNamespace }),
+    ...(options.fakeKubevirt === undefined ? {} : { fakeKubevirt: options.fakeKubevirt }),
+  });
   onNode(node);
   process.stderr.write(
     `real node ready at ${seconds(started)} s (kubelet to Ready ${(node.nodeReadyMs / 1000).toFixed(1)} s)\n`,
   );
   const state = toEnvState(node);
   try {
-    const installed = await installAgentry(state, built.images);
+    const valuesFiles = (await options.beforeInstall?.(node)) ?? [];
+    const installed = await installAgentry(state, built.images, valuesFiles);
     process.stderr.write(`Agentry installed at ${seconds(started)} s\n`);
     return { node, state: { ...state, ...installed } };
   } catch (err) {

@@ -106,6 +106,11 @@ export async function hostPathsToTrack(): Promise<string[]> {
     // The device-plugin socket's directory is a constant of the kubelet, not under --root-dir.
     '/var/lib/kubelet/device-plugins',
     '/var/lib/kubelet',
+    // KubeVirt's virt-handler (the kubevirt project): its host directories.
+    '/run/kubevirt',
+    '/run/kubevirt-private',
+    '/run/kubevirt-libvirt-runtimes',
+    '/var/lib/kubevirt-node-labeller',
     ...hierarchies.map((hierarchy) => `/sys/fs/cgroup/${hierarchy}/kubepods`),
   ];
 }

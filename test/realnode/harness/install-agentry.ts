@@ -163,10 +163,14 @@ async function createBucket(target: InstallTarget, bucket: string): Promise<void
   }
 }
 
-/** `helm install`, then the first key from inside an API pod, then the API Service's address. */
+/**
+ * `helm install` (with `valuesFiles` layered over the real-node values), then the first key from
+ * inside an API pod, then the API Service's address.
+ */
 export async function installAgentry(
   target: InstallTarget,
   images: AgentryImages,
+  valuesFiles: string[] = [],
 ): Promise<AgentryDeployment> {
   const env = tools(target);
   const bucket = 'agentry-e2e';
@@ -186,6 +190,7 @@ export async function installAgentry(
       '--create-namespace',
       '-f',
       valuesFile,
+      ...valuesFiles.flatMap((file) => ['-f', file]),
     ].concat(['--wait', '--timeout', '5m']),
     { env, timeoutMs: 360_000 },
   );

@@ -43,8 +43,11 @@ export const BUSYBOX_IMAGE = 'localhost/agentry-realnode-busybox:1';
 export const LOCK_FILE = '/run/lock/agentry-realnode.lock';
 export const WORKDIR_PREFIX = 'agentry-realnode-';
 
-/** Paths under the run's workdir. */
-export function nodePaths(workdir: string) {
+/**
+ * Paths under the run's workdir; the kubelet's root too unless the node was started with another
+ * (KubeVirt's virt-handler reaches pods' volumes at the fixed /var/lib/kubelet).
+ */
+export function nodePaths(workdir: string, kubeletRoot = join(workdir, 'kubelet')) {
   return {
     state: join(workdir, 'state.json'),
     logs: join(workdir, 'logs'),
@@ -56,7 +59,7 @@ export function nodePaths(workdir: string) {
     containerdSocket: join(workdir, 'containerd', 'containerd.sock'),
     cniConfDir: join(workdir, 'cni', 'net.d'),
     cniIpamDir: join(workdir, 'cni', 'ipam'),
-    kubeletRoot: join(workdir, 'kubelet'),
+    kubeletRoot,
     kubeletConfig: join(workdir, 'kubelet-config.yaml'),
     podLogs: join(workdir, 'pod-logs'),
     kubeProxyConfig: join(workdir, 'kube-proxy-config.yaml'),
@@ -97,5 +100,9 @@ export const RealNodeStateSchema = z.object({
   cluster: ClusterStateSchema.optional(),
   kubeProxy: z.string().optional(),
   kubeRouter: z.string().optional(),
+  /** The kubelet's root when it is not under the workdir (StartRealNodeOptions.kubeletRoot). */
+  kubeletRoot: z.string().optional(),
+  /** The root mount was private and was made shared (StartRealNodeOptions.sharedRootMount). */
+  rootMadeShared: z.boolean().optional(),
 });
 export type RealNodeState = z.infer<typeof RealNodeStateSchema>;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterStateOf, kubectl, startCluster } from '../../cluster/harness/cluster.js';
 import type { ClusterState } from '../../cluster/harness/cluster.js';
-import { HarnessError, buildRealNodeTools } from '../../cluster/harness/tools.js';
+import { HarnessError, buildRealNodeTools, run } from '../../cluster/harness/tools.js';
 import type { RealNodeTools } from '../../cluster/harness/tools.js';
 import { localPathObjects, startCoreDns, startKubeRouter, startLocalPathProvisioner } from './addons.js';
 import { importImage, startContainerd } from './containerd.js';
@@ -58,10 +58,47 @@ export interface StartRealNodeOptions {
    * kubelet starts. The integrator's images/build.sh output goes here.
    */
   imageArchives?: string[];
+  /**
+   * The kubelet's root directory, when it must be a fixed host path: KubeVirt's virt-handler finds
+   * pods' volumes under /var/lib/kubelet whatever the kubelet's flags say. It must not exist yet
+   * (another kubelet's); teardown removes it. Default: under the workdir.
+   */
+  kubeletRoot?: string;
+  /**
+   * The root mount made recursively shared for the node's life, as systemd makes it on usual hosts:
+   * pods that mount host paths with Bidirectional propagation (KubeVirt's virt-handler: the kubelet
+   * root, /var/run/kubevirt) need it, and containerd checks the mount point of the path as written,
+   * so a shared bind mount at /run/kubevirt would not do for /var/run/kubevirt. Undone at teardown.
+   */
+  sharedRootMount?: boolean;
+  /**
+   * containerd, and so every hostPID pod, in a PID namespace of its own with containerd as PID 1.
+   * This machine's PID 1 belongs to an ancestor user namespace: nobody, root included, may open its
+   * /proc/1/ns/*, and KubeVirt's virt-handler enters /proc/1/ns/mnt of its PID namespace (virt-chroot).
+   */
+  containerdPidNamespace?: boolean;
+  /** StartClusterOptions.fakeKubevirt: false when real KubeVirt is to be installed. */
+  fakeKubevirt?: boolean;
 }
 
 async function saveState(state: RealNodeState): Promise<void> {
   await writeFile(nodePaths(state.workdir).state, JSON.stringify(state));
+}
+
+/** The root mount recursively shared, recorded first so that teardown makes it private again. */
+async function shareRootMount(state: RealNodeState): Promise<void> {
+  state.rootMadeShared = true;
+  await saveState(state);
+  await run('mount', ['--make-rshared', '/']);
+}
+
+/** A fixed kubelet root must be ours alone: refuse one that exists (another kubelet's, or a leftover). */
+async function requireFreeKubeletRoot(root: string | undefined): Promise<void> {
+  if (root === undefined) return;
+  const entries = await readdir(root).catch(() => null);
+  if (entries !== null && entries.length > 0) {
+    throw new HarnessError(`${root} exists and is not empty: another kubelet's? Remove it first`);
+  }
 }
 
 /** Records a daemon's pid at once, so that a kill -9 right after still finds it. */
@@ -97,7 +134,7 @@ async function startNodeComponents(
   cluster: ClusterState,
   tools: RealNodeTools,
 ): Promise<number> {
-  const paths = nodePaths(state.workdir);
+  const paths = nodePaths(state.workdir, state.kubeletRoot);
   const forwarded: [string, number][] = [['apiserver', portOf(await apiserverUrl(cluster))]];
   if (cluster.motoUrl !== undefined) forwarded.push(['moto', portOf(cluster.motoUrl)]);
   for (const [name, port] of forwarded) {
@@ -134,10 +171,18 @@ export async function startRealNode(options: StartRealNodeOptions = {}): Promise
   await requireHost();
   await acquireNodeLock();
   await reapStaleRealNodes();
+  await requireFreeKubeletRoot(options.kubeletRoot);
   const ownerPid = options.ownerPid ?? process.pid;
   const workdir = await mkdtemp(join(tmpdir(), WORKDIR_PREFIX));
-  const paths = nodePaths(workdir);
-  const state: RealNodeState = { ownerPid, workdir, baseline: await takeBaseline(), pids: [] };
+  const { kubeletRoot } = options;
+  const paths = nodePaths(workdir, kubeletRoot);
+  const state: RealNodeState = {
+    ownerPid,
+    workdir,
+    baseline: await takeBaseline(),
+    pids: [],
+    ...(kubeletRoot === undefined ? {} : { kubeletRoot }),
+  };
   await saveState(state);
   let stopped = false;
   const stop = async (): Promise<void> => {
@@ -146,12 +191,13 @@ export async function startRealNode(options: StartRealNodeOptions = {}): Promise
     await destroyRealNode(state);
   };
   try {
+    if (options.sharedRootMount === true) await shareRootMount(state);
     const tools = await buildRealNodeTools(join(workdir, 'tools.env'));
     Object.assign(state, { kubeProxy: tools.KUBE_PROXY, kubeRouter: tools.KUBE_ROUTER });
     await setUpNetwork(paths, state.baseline.uplink);
     await setUpControlPlaneHost(paths);
     const archives = await buildNodeImages(paths, tools.PAUSE);
-    await track(state, 'containerd', startContainerd(paths));
+    await track(state, 'containerd', startContainerd(paths, options.containerdPidNamespace === true));
     for (const archive of [...archives, ...(options.imageArchives ?? [])]) {
       await importImage(paths.containerdSocket, archive);
     }
@@ -159,6 +205,7 @@ export async function startRealNode(options: StartRealNodeOptions = {}): Promise
       ownerPid,
       tools,
       kwokctlConfig: (clusterState) => writeKwokctlConfig(paths.kwokctlConfig, clusterState),
+      ...(options.fakeKubevirt === undefined ? {} : { fakeKubevirt: options.fakeKubevirt }),
     });
     state.cluster = clusterStateOf(cluster);
     await saveState(state);

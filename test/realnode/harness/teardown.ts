@@ -14,7 +14,7 @@ import { killAll, pidsInCgroupTree, pidsWhere, stopProcess } from './processes.j
 
 /** Stops the daemons (containerd last), the pods' processes and containerd's shims. */
 async function stopProcesses(state: RealNodeState): Promise<void> {
-  const paths = nodePaths(state.workdir);
+  const paths = nodePaths(state.workdir, state.kubeletRoot);
   const daemons = [...state.pids].reverse();
   for (const { name, pid } of daemons) if (name !== 'containerd') await stopProcess(pid);
   // Anything else started with a path of the workdir (a daemon spawned just before a kill -9).
@@ -65,7 +65,8 @@ export async function destroyRealNode(
   options: { releaseLock?: boolean } = {},
 ): Promise<void> {
   await stopProcesses(state);
-  await unmountAll([state.workdir]);
+  await unmountAll([state.workdir, ...(state.kubeletRoot === undefined ? [] : [state.kubeletRoot])]);
+  if (state.rootMadeShared === true) await run('mount', ['--make-rprivate', '/']).catch(() => undefined);
   await cleanHostPaths(state.baseline);
   await tearDownNetwork(state.baseline.uplink);
   await tearDownControlPlaneHost(nodePaths(state.workdir));
