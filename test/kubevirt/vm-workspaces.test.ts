@@ -9,6 +9,7 @@ import {
   api,
   createTask,
   createWorkspace,
+  deleteWorkspaceEntirely,
   deployment,
   eventually,
   kubectl,
@@ -126,21 +127,7 @@ describe('an agent computer as a KubeVirt VM on the real node (emulated)', () =>
   );
 
   it('is deleted with its VM, disk, Service, NetworkPolicy and Secrets', async () => {
-    const d = deployment();
-    const res = await api(`/v1/agent-computers/${id}`, { method: 'DELETE' });
-    expect([200, 202, 204]).toContain(res.status);
-    await eventually(
-      'every object of the VM workspace gone',
-      async () => {
-        const left = await objectNames(
-          'vm,vmi,datavolume,pvc,service,networkpolicy,secret',
-          d.orgNamespace,
-          selectorOf(id),
-        );
-        return left.length === 0 ? true : undefined;
-      },
-      300_000,
-    );
+    await deleteWorkspaceEntirely(id, 'vm,vmi,datavolume,pvc,service,networkpolicy,secret', 300_000);
     expect((await api(`/v1/agent-computers/${id}`)).status).toBe(404);
   }, 360_000);
 });

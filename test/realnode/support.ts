@@ -235,6 +235,25 @@ export async function objectNames(kind: string, namespace: string, selector: str
     .filter((line) => line !== '');
 }
 
+/**
+ * `DELETE /v1/agent-computers/:id`, then waits until no object of `kinds` labelled for it is left in
+ * the organization's namespace; the objects still there when it gives up are in the failure.
+ */
+export async function deleteWorkspaceEntirely(id: string, kinds: string, timeoutMs = 120_000): Promise<void> {
+  const d = deployment();
+  const res = await api(`/v1/agent-computers/${id}`, { method: 'DELETE' });
+  if (![200, 202, 204].includes(res.status)) throw new Error(`DELETE agent computer ${id}: ${res.status}`);
+  await eventually(
+    `every object of workspace ${id} gone (${kinds})`,
+    async () => {
+      const left = await objectNames(kinds, d.orgNamespace, `agentry.dev/agent-computer=${id}`);
+      if (left.length > 0) throw new Error(`still there: ${left.join(', ')}`);
+      return true;
+    },
+    timeoutMs,
+  );
+}
+
 /** Imports a docker-archive or OCI tar into the node's containerd (`ctr -n k8s.io images import`). */
 export function importImage(archivePath: string): Promise<void> {
   return importIntoContainerd(testRealNode().containerdSocket, archivePath);

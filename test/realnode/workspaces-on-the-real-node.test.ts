@@ -6,6 +6,7 @@ import {
   api,
   createTask,
   createWorkspace,
+  deleteWorkspaceEntirely,
   deployment,
   eventually,
   kubectl,
@@ -89,21 +90,7 @@ describe('an agent computer on the real node', () => {
   }, 300_000);
 
   it('is deleted with every object made for it: Pod, disk, Service, NetworkPolicy, token Secret', async () => {
-    const d = deployment();
-    const res = await api(`/v1/agent-computers/${id}`, { method: 'DELETE' });
-    expect([200, 202, 204]).toContain(res.status);
-    await eventually(
-      'every object of the workspace gone',
-      async () => {
-        const left = await objectNames(
-          'pod,pvc,service,networkpolicy,secret',
-          d.orgNamespace,
-          selectorOf(id),
-        );
-        return left.length === 0 ? true : undefined;
-      },
-      120_000,
-    );
+    await deleteWorkspaceEntirely(id, 'pod,pvc,service,networkpolicy,secret');
     expect((await api(`/v1/agent-computers/${id}`)).status).toBe(404);
   }, 300_000);
 });
