@@ -57,6 +57,21 @@ const DISPATCH_TIMEOUT_MS = 30_000;
 /** Listing hashes new and changed files: a few gigabytes take a while on a slow disk. */
 const ARTIFACT_TIMEOUT_MS = 300_000;
 
+/**
+ * Whether a request that failed before any answer may be sent again: not once it was aborted or timed
+ * out, not with a streamed body (already consumed), and only for methods whose repetition is harmless
+ * (the runner's PUTs are idempotent by id; a POST such as a cancel is not sent twice).
+ */
+function mayResend(init: RequestInit): boolean {
+  const method = init.method ?? 'GET';
+  const body = init.body ?? undefined;
+  return (
+    init.signal?.aborted !== true &&
+    (body === undefined || typeof body === 'string') &&
+    ['GET', 'HEAD', 'PUT', 'DELETE'].includes(method)
+  );
+}
+
 /** An artifact's relative path in a runner URL: each segment encoded, the slashes kept. */
 const artifactPath = (path: string): string => path.split('/').map(encodeURIComponent).join('/');
 
@@ -232,9 +247,16 @@ export class RunnerClient {
   private async fetch(path: string, init: RequestInit): Promise<Response> {
     const headers = new Headers(init.headers);
     headers.set('authorization', `Bearer ${this.options.token}`);
+    const send = (): Promise<Response> => fetch(`${this.base}${path}`, { ...init, headers });
     let response: Response;
     try {
-      response = await fetch(`${this.base}${path}`, { ...init, headers });
+      response = await send().catch((err: unknown) => {
+        // A kept-alive connection whose other end went away unseen (the runner's VM was reset, its
+        // node crashed) fails before any answer: send once more, on a new connection, when that is
+        // harmless. Found by the VM suite's hard reset ("other side closed").
+        if (!mayResend(init)) throw err;
+        return send();
+      });
     } catch (err) {
       throw new RunnerRequestError(`the runner at ${this.base} cannot be reached`, undefined, { cause: err });
     }
