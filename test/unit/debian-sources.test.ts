@@ -2,7 +2,7 @@
 // sources lists (deb822 and one-line formats) rather than written down in the repository.
 import { describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,14 +17,18 @@ async function debianSources(
   env: NodeJS.ProcessEnv = withoutMirror,
 ): Promise<string[]> {
   const dir = await mkdtemp(join(tmpdir(), 'agentry-apt-sources-'));
-  const paths = await Promise.all(
-    Object.entries(files).map(async ([name, text]) => {
-      await writeFile(join(dir, name), text);
-      return join(dir, name);
-    }),
-  );
-  const { stdout } = await promisify(execFile)(SCRIPT, [suite, ...paths], { env });
-  return stdout.split('\n').filter((line) => line !== '');
+  try {
+    const paths = await Promise.all(
+      Object.entries(files).map(async ([name, text]) => {
+        await writeFile(join(dir, name), text);
+        return join(dir, name);
+      }),
+    );
+    const { stdout } = await promisify(execFile)(SCRIPT, [suite, ...paths], { env });
+    return stdout.split('\n').filter((line) => line !== '');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 const DEB822 = `Types: deb
