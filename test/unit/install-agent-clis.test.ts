@@ -2,7 +2,7 @@
 // fake `npm` first on PATH (it logs its arguments and succeeds, fails, or installs no command).
 import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -50,6 +50,7 @@ async function installAgentClis(
   });
   const code = await new Promise<number | null>((done) => child.once('close', done));
   const npmCalls = (await readFile(log, 'utf8')).split('\n').filter((line) => line !== '');
+  await rm(bin, { recursive: true, force: true });
   return { code, stderr, npmCalls };
 }
 

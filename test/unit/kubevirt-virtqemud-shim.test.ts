@@ -3,7 +3,7 @@
 // temporary socket directory in place of /var/run/libvirt.
 import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, readlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -18,10 +18,14 @@ printf '%s\\n' "$@" > "$FAKE_LIBVIRTD_LOG.args"
 cat "$2" > "$FAKE_LIBVIRTD_LOG.conf"
 `;
 
+const VIRTQEMUD_SOCKETS = ['virtqemud-sock', 'virtqemud-sock-ro', 'virtqemud-admin-sock'];
+
 interface Outcome {
   code: number | null;
   stderr: string;
   sockDir: string;
+  /** Where virtqemud's socket names point, read before the directory is removed ('' when not a link). */
+  links: string[];
   args: string[];
   config: string;
 }
@@ -48,7 +52,12 @@ async function runShim(args: (dir: string) => string[]): Promise<Outcome> {
   const code = await new Promise<number | null>((done) => child.once('close', done));
   const read = (file: string): Promise<string> => readFile(file, 'utf8').catch(() => '');
   const libvirtdArgs = (await read(`${log}.args`)).split('\n').filter((line) => line !== '');
-  return { code, stderr, sockDir, args: libvirtdArgs, config: await read(`${log}.conf`) };
+  const config = await read(`${log}.conf`);
+  const links = await Promise.all(
+    VIRTQEMUD_SOCKETS.map((name) => readlink(join(sockDir, name)).catch(() => '')),
+  );
+  await rm(dir, { recursive: true, force: true });
+  return { code, stderr, sockDir, links, args: libvirtdArgs, config };
 }
 
 describe('images/kubevirt/virtqemud-shim.sh', () => {
@@ -64,12 +73,7 @@ describe('images/kubevirt/virtqemud-shim.sh', () => {
   it("links virtqemud's socket names to libvirtd's, so the session socket and qemu:///system reach one daemon", async () => {
     const outcome = await runShim((dir) => [`--config=${join(dir, 'virtqemud.conf')}`]);
     expect(outcome.code).toBe(0);
-    const links = await Promise.all(
-      ['virtqemud-sock', 'virtqemud-sock-ro', 'virtqemud-admin-sock'].map((name) =>
-        readlink(join(outcome.sockDir, name)),
-      ),
-    );
-    expect(links).toEqual(['libvirt-sock', 'libvirt-sock-ro', 'libvirt-admin-sock']);
+    expect(outcome.links).toEqual(['libvirt-sock', 'libvirt-sock-ro', 'libvirt-admin-sock']);
   });
 
   it('fails naming the configuration file when it cannot be read, and starts no libvirtd', async () => {
