@@ -22,6 +22,7 @@ import { artifactPrefix } from '../../platform/objectstore/keys.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
+import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { Caches } from '../controller/caches.js';
 import { writeStatus } from '../../platform/store/status-writer.js';
@@ -207,7 +208,15 @@ export class AgentComputerReconciler implements Reconciler {
       artifactPrefix(ac.metadata.namespace ?? '', ac.metadata.name),
     );
     const finalizers = (ac.metadata.finalizers ?? []).filter((f) => f !== WORKLOAD_FINALIZER);
-    await this.options.store.replace(AgentComputerType, { ...ac, metadata: { ...ac.metadata, finalizers } });
+    try {
+      await this.options.store.replace(AgentComputerType, {
+        ...ac,
+        metadata: { ...ac.metadata, finalizers },
+      });
+    } catch (err) {
+      // A pass that read the object before an earlier pass removed the finalizer finds it gone: done.
+      if (!isStoreError(err, 'NotFound')) throw err;
+    }
   }
 
   /**

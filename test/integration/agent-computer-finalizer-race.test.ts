@@ -4,6 +4,7 @@
 // runtime, whose process no owner reference collects, still gets its finalizer before anything runs.
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Registry } from 'prom-client';
 import { AgentComputerSpecSchema, AgentComputerType, SecretType, apiVersionOf } from '../../crds/index.js';
 import type { AgentComputer, KubeObject, ResourceType, Runtime } from '../../crds/index.js';
 import { WORKLOAD_FINALIZER } from '../../operator/agent-computer/reconciler.js';
@@ -41,6 +42,43 @@ class DeleteBeforeFinalizerStore extends RecordingStore {
     }
     return super.replace(type, object);
   }
+}
+
+/**
+ * Removes the workload finalizer itself just before the reconciler's own removal reaches the store,
+ * as an earlier pass (on a stale read) would have: the reconciler's write then finds the object gone.
+ */
+class FinalizedMeanwhileStore extends RecordingStore {
+  finalizedMeanwhile = false;
+
+  constructor(private readonly embedded: EmbeddedStore) {
+    super(embedded);
+  }
+
+  override async replace<T extends KubeObject>(type: ResourceType<T>, object: T): Promise<T> {
+    const removesFinalizer =
+      object.metadata.deletionTimestamp !== undefined &&
+      object.metadata.finalizers?.includes(WORKLOAD_FINALIZER) !== true;
+    if (type.kind === AgentComputerType.kind && removesFinalizer && !this.finalizedMeanwhile) {
+      this.finalizedMeanwhile = true;
+      const { namespace, name } = object.metadata;
+      const current = await this.embedded.get(AgentComputerType, namespace ?? '', name);
+      if (current !== undefined)
+        await this.embedded.replace(AgentComputerType, {
+          ...current,
+          metadata: { ...current.metadata, finalizers: [] },
+        });
+    }
+    return super.replace(type, object);
+  }
+}
+
+/** The manager's count of failed agentcomputer reconciles. */
+async function failedReconciles(registry: Registry): Promise<number> {
+  const metric = await registry.getSingleMetric('agentry_reconcile_errors_total')?.get();
+  return (metric?.values ?? [])
+    .filter((value) => value.labels.controller === 'agentcomputer')
+    .reduce((sum, value) => sum + value.value, 0);
 }
 
 const agentComputer = (runtime: Runtime): AgentComputer => ({
@@ -81,6 +119,29 @@ describe('the workload finalizer racing a deletion', () => {
       podCreates: racing.store.summary().filter((call) => call.endsWith('create Pod')),
       agentComputer: await racing.inner.get(AgentComputerType, NAMESPACE, NAME),
     }).toEqual({ remaining: [], podCreates: [], agentComputer: undefined });
+  });
+
+  it('a finalizing pass that finds the workspace already finalized and gone ends without a failure', async () => {
+    const racing = await podControllerHarness('agentry-ac-finalized-', (embedded) => {
+      return new FinalizedMeanwhileStore(embedded);
+    });
+    harness = racing;
+    addAgentComputerController(racing.manager, racing.deps);
+    await racing.manager.start();
+    await racing.inner.create(AgentComputerType, agentComputer('pod'));
+    await until('the workload finalizer', async () => {
+      const stored = await racing.inner.get(AgentComputerType, NAMESPACE, NAME);
+      return stored?.metadata.finalizers?.includes(WORKLOAD_FINALIZER) === true ? true : undefined;
+    });
+    await racing.inner.delete(AgentComputerType, NAMESPACE, NAME);
+    await until('the workspace to be gone', async () =>
+      racing.store.finalizedMeanwhile &&
+      (await racing.inner.get(AgentComputerType, NAMESPACE, NAME)) === undefined
+        ? true
+        : undefined,
+    );
+    await sleep(500); // a failed pass would be counted by now
+    expect(await failedReconciles(racing.managerRegistry)).toBe(0);
   });
 
   it('the process runtime runs a workload only once its finalizer is stored', async () => {

@@ -24,6 +24,8 @@ export interface PodControllerHarness<S extends ResourceStore = ResourceStore> {
   store: S;
   podRuntime: PodRuntime;
   manager: ControllerManager;
+  /** The manager's metrics: reconcile durations and errors per controller. */
+  managerRegistry: Registry;
   /** What an `add…Controller` of a workload's owner takes. */
   deps: {
     store: ResourceStore;
@@ -51,7 +53,8 @@ export async function podControllerHarness<S extends ResourceStore = EmbeddedSto
     defaults: { cpu: '1', memory: '1Gi', disk: '5Gi' },
     logger,
   });
-  const manager = new ControllerManager({ store, logger, registry: new Registry() });
+  const managerRegistry = new Registry();
+  const manager = new ControllerManager({ store, logger, registry: managerRegistry });
   const deps = {
     store,
     logger,
@@ -65,6 +68,7 @@ export async function podControllerHarness<S extends ResourceStore = EmbeddedSto
     store,
     podRuntime,
     manager,
+    managerRegistry,
     deps,
     async close() {
       await manager.stop();
