@@ -1,6 +1,5 @@
 import { AgentComputerType, MANAGED_BY_AGENTRY_SELECTOR, TaskType } from '../../crds/index.js';
 import type { AgentComputer, Task } from '../../crds/index.js';
-import { withNothingToClose } from '../controller/index.js';
 import type { AddController, ReconcilerControllerDeps } from '../controller/index.js';
 import { workloadOwnedTypes } from '../runtimes/owned-types.js';
 import { tasksByWorkspace } from '../task/workspace-index.js';
@@ -26,32 +25,38 @@ export const addAgentComputerController: AddController<AgentComputerControllerDe
   deps,
 ) => {
   const tasksOfWorkspace = tasksByWorkspace(manager);
-  return withNothingToClose(
-    manager.add({
-      name: 'agentcomputer',
-      for: AgentComputerType,
-      owns: workloadOwnedTypes(deps.runtimes),
-      // The runtimes label all they make (workloadLabels): no cluster-wide Pods, Secrets, PVCs.
-      ownedSelector: MANAGED_BY_AGENTRY_SELECTOR,
-      watches: [
-        {
-          type: TaskType,
-          map: (task: Task) => [{ namespace: task.metadata.namespace, name: task.spec.workspace }],
-        },
-      ],
-      reconciler: new AgentComputerReconciler({
-        store: deps.store,
-        caches: manager.caches,
-        tasksOf: (namespace, workspace) => tasksOfWorkspace.list(namespace, workspace),
-        events: deps.events,
-        logger: deps.logger.child({ controller: 'agentcomputer' }),
-        runtimes: deps.runtimes,
-        defaultRuntime: deps.defaultRuntime,
-        installationKey: deps.installationKey,
-        objectStore: deps.objectStore,
-        connections: deps.connections,
-      }),
-      workers: deps.workers ?? AGENT_COMPUTER_WORKERS,
+  const controller = manager.add({
+    name: 'agentcomputer',
+    for: AgentComputerType,
+    owns: workloadOwnedTypes(deps.runtimes),
+    // The runtimes label all they make (workloadLabels): no cluster-wide Pods, Secrets, PVCs.
+    ownedSelector: MANAGED_BY_AGENTRY_SELECTOR,
+    watches: [
+      {
+        type: TaskType,
+        map: (task: Task) => [{ namespace: task.metadata.namespace, name: task.spec.workspace }],
+      },
+    ],
+    reconciler: new AgentComputerReconciler({
+      store: deps.store,
+      caches: manager.caches,
+      tasksOf: (namespace, workspace) => tasksOfWorkspace.list(namespace, workspace),
+      events: deps.events,
+      logger: deps.logger.child({ controller: 'agentcomputer' }),
+      runtimes: deps.runtimes,
+      defaultRuntime: deps.defaultRuntime,
+      installationKey: deps.installationKey,
+      objectStore: deps.objectStore,
+      connections: deps.connections,
     }),
-  );
+    workers: deps.workers ?? AGENT_COMPUTER_WORKERS,
+  });
+  // The kept runner connections' timers stop with the controller.
+  return {
+    controller,
+    afterStop: () => {
+      deps.connections?.close();
+      return Promise.resolve();
+    },
+  };
 };

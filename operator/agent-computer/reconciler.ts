@@ -158,10 +158,8 @@ export class AgentComputerReconciler implements Reconciler {
     const becameReady =
       isTrue({ ...current, status }, AgentComputerConditions.Ready) &&
       !isTrue(current, AgentComputerConditions.Ready);
-    const keepOpenMs = this.options.connections?.keep({ ...current, status }, becameReady);
-    return {
-      requeueAfterMs: earliest(this.requeueAfter(current, status, observation, activity), keepOpenMs),
-    };
+    this.options.connections?.keep({ ...current, status }, becameReady);
+    return { requeueAfterMs: this.requeueAfter(current, status, observation, activity) };
   }
 
   private runtimeNameOf(ac: AgentComputer): Runtime {
@@ -355,7 +353,3 @@ export class AgentComputerReconciler implements Reconciler {
 }
 
 const isoMillis = (date: Date): string => date.toISOString();
-
-/** The sooner of two waits, either of which may be absent. */
-const earliest = (a: number | undefined, b: number | undefined): number | undefined =>
-  a === undefined ? b : b === undefined ? a : Math.min(a, b);

@@ -9,17 +9,28 @@ import { RUNNER_KEEP_ALIVE_MS } from '../../platform/runner-protocol.js';
  * runner's keep-alive, so the connection is never idle long enough to be closed.
  */
 export const KEEP_OPEN_INTERVAL_MS = Math.floor(RUNNER_KEEP_ALIVE_MS / 3);
+/**
+ * After a failed health check a member is asked again this soon, then twice as long each time up to
+ * KEEP_OPEN_INTERVAL_MS: a runner's Service can be unreachable for a moment after its Pod is Ready,
+ * until the node has programmed its rules (kube-proxy's Service, the network policy).
+ */
+export const FIRST_RETRY_MS = 250;
 
 export interface RunnerConnectionsOptions {
   logger: Logger;
   /** The workload token of a workspace's runner. */
   tokenOf: (ac: AgentComputer) => string;
-  now?: () => number;
+  /** KEEP_OPEN_INTERVAL_MS and FIRST_RETRY_MS, unless a test wants them shorter. */
+  keepOpenIntervalMs?: number;
+  firstRetryMs?: number;
 }
 
-interface Opened {
+/** An available member whose connection is kept open: asked again by its own timer. */
+interface KeptMember {
   endpoint: string;
-  at: number;
+  client: RunnerClient;
+  failures: number;
+  timer?: NodeJS.Timeout;
 }
 
 const keyOf = (ac: AgentComputer): string => `${ac.metadata.namespace ?? ''}/${ac.metadata.name}`;
@@ -30,55 +41,94 @@ const keyOf = (ac: AgentComputer): string => `${ac.metadata.namespace ?? ''}/${a
  * runner would otherwise wait for the name lookup of its Service (several DNS queries through the
  * search domains on a cluster) and a new TCP connection. So the operator opens the connection when
  * a workspace becomes ready (one health check, answered and kept alive by the runner), and keeps it
- * open while the workspace is an available warm-pool member (one more every KEEP_OPEN_INTERVAL_MS):
- * the first prompt after a claim then costs what a later prompt costs. Workspaces that were ready
- * before the operator started are not asked (no burst of requests at a restart). A health check
- * that fails changes nothing; the dispatch opens its own connection as before.
+ * open while the workspace is an available warm-pool member (one more every KEEP_OPEN_INTERVAL_MS,
+ * from a timer of its own; a failed one is retried sooner): the first prompt after a claim then
+ * costs what a later prompt costs. Workspaces outside a pool that were ready before the operator
+ * started are not asked (no burst of requests at a restart). A health check that fails changes
+ * nothing else; the dispatch opens its own connection as before.
  */
 export class RunnerConnections {
-  private readonly opened = new Map<string, Opened>();
+  private readonly members = new Map<string, KeptMember>();
   /** Health checks under way. */
-  private readonly opening = new Set<Promise<void>>();
-  private readonly now: () => number;
+  private readonly asking = new Set<Promise<void>>();
+  private readonly keepOpenIntervalMs: number;
+  private readonly firstRetryMs: number;
 
   constructor(private readonly options: RunnerConnectionsOptions) {
-    this.now = options.now ?? Date.now;
+    this.keepOpenIntervalMs = options.keepOpenIntervalMs ?? KEEP_OPEN_INTERVAL_MS;
+    this.firstRetryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
   }
 
   /**
    * Opens (or keeps open) the connection to the workspace's runner as its status `ac` says, without
-   * waiting for it; `becameReady` when this status is the one that made it ready. Answers in how many
-   * ms this wants to be called again (undefined: not needed).
+   * waiting for it; `becameReady` when this status is the one that made it ready.
    */
-  keep(ac: AgentComputer, becameReady: boolean): number | undefined {
-    const endpoint = this.reachable(ac) ? ac.status?.endpoint : undefined;
-    if (endpoint !== undefined && isPoolMemberIn(ac, PoolMemberStates.Available))
-      return this.keepMember(ac, endpoint);
-    this.opened.delete(keyOf(ac));
-    if (endpoint !== undefined && becameReady) this.open(ac, endpoint);
-    return undefined;
-  }
-
-  /** An available member: asked again once KEEP_OPEN_INTERVAL_MS passed since it was last asked. */
-  private keepMember(ac: AgentComputer, endpoint: string): number {
+  keep(ac: AgentComputer, becameReady: boolean): void {
     const key = keyOf(ac);
-    const previous = this.opened.get(key);
-    const now = this.now();
-    if (previous?.endpoint !== endpoint || now - previous.at >= KEEP_OPEN_INTERVAL_MS) {
-      this.opened.set(key, { endpoint, at: now });
-      this.open(ac, endpoint);
+    const endpoint = this.reachable(ac) ? ac.status?.endpoint : undefined;
+    if (endpoint !== undefined && isPoolMemberIn(ac, PoolMemberStates.Available)) {
+      if (this.members.get(key)?.endpoint === endpoint) return; // its timer keeps it open
+      this.forget(ac.metadata.namespace ?? '', ac.metadata.name);
+      const member: KeptMember = { endpoint, client: this.clientOf(ac, endpoint), failures: 0 };
+      this.members.set(key, member);
+      this.askMember(key, member);
+      return;
     }
-    return KEEP_OPEN_INTERVAL_MS - (now - (this.opened.get(key)?.at ?? now));
+    this.forget(ac.metadata.namespace ?? '', ac.metadata.name);
+    if (endpoint !== undefined && becameReady) void this.ask(ac, this.clientOf(ac, endpoint));
   }
 
   /** Resolves once every health check sent so far has been answered (or failed). */
   async settled(): Promise<void> {
-    await Promise.all([...this.opening]);
+    await Promise.all([...this.asking]);
   }
 
-  /** The workspace is gone: nothing to keep for it. */
+  /** The workspace is gone, claimed or no longer ready: nothing to keep for it. */
   forget(namespace: string, name: string): void {
-    this.opened.delete(`${namespace}/${name}`);
+    const key = `${namespace}/${name}`;
+    clearTimeout(this.members.get(key)?.timer);
+    this.members.delete(key);
+  }
+
+  /** Stops every member's timer (the operator is stopping). */
+  close(): void {
+    for (const member of this.members.values()) clearTimeout(member.timer);
+    this.members.clear();
+  }
+
+  /** Asks the member's runner, then schedules the next question: the interval, or a retry. */
+  private askMember(key: string, member: KeptMember): void {
+    void this.ask(key, member.client).then((answered) => {
+      if (this.members.get(key) !== member) return; // forgotten or replaced meanwhile
+      member.failures = answered ? 0 : member.failures + 1;
+      const delay = answered
+        ? this.keepOpenIntervalMs
+        : Math.min(this.keepOpenIntervalMs, this.firstRetryMs * 2 ** (member.failures - 1));
+      member.timer = setTimeout(() => { this.askMember(key, member); }, delay);
+      member.timer.unref();
+    });
+  }
+
+  /** One health check; resolves whether it was answered. */
+  private ask(workspace: AgentComputer | string, client: RunnerClient): Promise<boolean> {
+    const asked = client.ping().then(
+      () => true,
+      (err: unknown) => {
+        this.options.logger.debug(
+          { err, agentComputer: typeof workspace === 'string' ? workspace : keyOf(workspace) },
+          'opening the connection to the runner failed; asking again, or the next prompt opens its own',
+        );
+        return false;
+      },
+    );
+    const tracked = asked.then(() => undefined);
+    this.asking.add(tracked);
+    void tracked.finally(() => this.asking.delete(tracked));
+    return asked;
+  }
+
+  private clientOf(ac: AgentComputer, endpoint: string): RunnerClient {
+    return new RunnerClient({ endpoint, token: this.options.tokenOf(ac) });
   }
 
   private reachable(ac: AgentComputer): boolean {
@@ -87,19 +137,5 @@ export class RunnerConnections {
       ac.spec.operatingMode === 'Running' &&
       readyForCurrentSpec(ac)
     );
-  }
-
-  private open(ac: AgentComputer, endpoint: string): void {
-    const client = new RunnerClient({ endpoint, token: this.options.tokenOf(ac) });
-    const opening = client
-      .ping()
-      .catch((err: unknown) => {
-        this.options.logger.debug(
-          { err, agentComputer: ac.metadata.name, namespace: ac.metadata.namespace },
-          'opening the connection to the runner failed; the next prompt opens its own',
-        );
-      })
-      .finally(() => this.opening.delete(opening));
-    this.opening.add(opening);
   }
 }

@@ -1,9 +1,10 @@
 // The operator's connections to ready runners (operator/agent-computer/runner-connections.ts): opened
-// when it sees a workspace ready, kept open while the workspace is an available warm-pool member, so
-// a claimed member's first prompt goes over an open connection as a running workspace's does.
+// when it sees a workspace ready, kept open while the workspace is an available warm-pool member (by
+// a timer of its own, retried sooner after a failure), so a claimed member's first prompt goes over
+// an open connection as a running workspace's does.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import {
   AgentComputerSpecSchema,
   AgentComputerType,
@@ -13,14 +14,13 @@ import {
   apiVersionOf,
 } from '../../crds/index.js';
 import type { AgentComputer, PoolMemberState } from '../../crds/index.js';
-import {
-  KEEP_OPEN_INTERVAL_MS,
-  RunnerConnections,
-} from '../../operator/agent-computer/runner-connections.js';
+import { createServer } from 'node:http';
+import { RunnerConnections } from '../../operator/agent-computer/runner-connections.js';
 import { createLogger } from '../../platform/log.js';
 import { RunnerClient } from '../../platform/runner-client.js';
 import { RUNNER_KEEP_ALIVE_MS } from '../../platform/runner-protocol.js';
 import { readyStatus } from '../support/ready-status.js';
+import { until } from '../support/until.js';
 import { shellInvocation } from './api/tasks-sse.js';
 import { TOKEN, startRunner, stopStartedRunners } from './runner-tasks-support.js';
 import type { TestRunner } from './runner-tasks-support.js';
@@ -64,17 +64,56 @@ function workspace(
  */
 const claimComesLater = (): Promise<void> => sleep(50);
 
-let clock = 0;
-const connectionsOf = () =>
-  new RunnerConnections({
+/** Long enough for a keeper with the test's intervals to have asked again had it meant to. */
+const quietFor = (ms: number): Promise<void> => sleep(ms);
+
+const opened: RunnerConnections[] = [];
+
+/** The keeper under test: the given keep-open interval, and retries from 20 ms. */
+function connectionsOf(keepOpenIntervalMs = 60_000): RunnerConnections {
+  const connections = new RunnerConnections({
     logger: createLogger({ level: 'silent' }),
     tokenOf: () => TOKEN,
-    now: () => clock,
+    keepOpenIntervalMs,
+    firstRetryMs: 20,
   });
+  opened.push(connections);
+  return connections;
+}
 
-beforeEach(() => {
-  clock = 1_000_000;
+afterEach(() => {
+  for (const connections of opened.splice(0)) connections.close();
 });
+
+const afterAllClose: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const close of afterAllClose.splice(0)) await close();
+});
+
+/**
+ * A stand-in for a runner whose Service is not reachable yet (the node has not programmed its rules):
+ * its health check fails `failures` times, then answers. Only the keeper's retries are tested with it.
+ */
+async function runnerReachableAfter(failures: number): Promise<{ url: string; requests: () => number }> {
+  let requests = 0;
+  const server = createServer((req, res) => {
+    requests++;
+    res.writeHead(requests <= failures ? 503 : 200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ ok: requests > failures }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  afterAllClose.push(
+    () =>
+      new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      ),
+  );
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the stand-in has no port');
+  return { url: `http://127.0.0.1:${address.port}`, requests: () => requests };
+}
 
 describe('a runner', () => {
   it('announces that it keeps an idle connection open for RUNNER_KEEP_ALIVE_MS', async () => {
@@ -101,52 +140,74 @@ describe("the operator's connections to runners", () => {
     expect(runner.connections()).toBe(1);
   });
 
-  it('asks an available member again after KEEP_OPEN_INTERVAL_MS, and not before', async () => {
+  it('asks an available member again every keep-open interval by itself, over the one connection', async () => {
     const runner = await countingRunner();
-    const connections = connectionsOf();
-    const member = workspace(runner.http.url, PoolMemberStates.Available);
-    expect(connections.keep(member, false)).toBe(KEEP_OPEN_INTERVAL_MS);
-    await connections.settled();
-    expect(runner.requests()).toBe(1);
-    clock += 1_000;
-    expect(connections.keep(member, false)).toBe(KEEP_OPEN_INTERVAL_MS - 1_000);
-    clock += KEEP_OPEN_INTERVAL_MS;
-    await claimComesLater();
-    expect(connections.keep(member, false)).toBe(KEEP_OPEN_INTERVAL_MS);
-    await connections.settled();
-    expect(runner.requests()).toBe(2);
+    const connections = connectionsOf(150);
+    connections.keep(workspace(runner.http.url, PoolMemberStates.Available), false);
+    await until('two more health checks', () => Promise.resolve(runner.requests() >= 3 ? true : undefined));
     expect(runner.connections()).toBe(1);
   });
 
-  it('opens the connection to a workspace outside any pool when it becomes ready, and asks for no later call', async () => {
+  it('does not ask again when the reconciler passes over an available member it keeps', async () => {
     const runner = await countingRunner();
     const connections = connectionsOf();
-    expect(connections.keep(workspace(runner.http.url), true)).toBeUndefined();
+    const member = workspace(runner.http.url, PoolMemberStates.Available);
+    connections.keep(member, true);
+    connections.keep(member, false);
+    connections.keep(member, false);
+    await connections.settled();
+    await quietFor(200);
+    expect(runner.requests()).toBe(1);
+  });
+
+  it('asks a member whose runner cannot be reached yet again soon, until it answers, then only every interval', async () => {
+    const runner = await runnerReachableAfter(3);
+    const connections = connectionsOf();
+    connections.keep(workspace(runner.url, PoolMemberStates.Available), true);
+    await until('the health check that is answered', () =>
+      Promise.resolve(runner.requests() >= 4 ? true : undefined),
+    );
+    await quietFor(300);
+    expect(runner.requests()).toBe(4);
+  });
+
+  it('opens the connection to a workspace outside any pool when it becomes ready, and keeps asking nothing', async () => {
+    const runner = await countingRunner();
+    const connections = connectionsOf(100);
+    connections.keep(workspace(runner.http.url), true);
     await connections.settled();
     expect(runner.requests()).toBe(1);
-    clock += KEEP_OPEN_INTERVAL_MS;
-    expect(connections.keep(workspace(runner.http.url), false)).toBeUndefined();
-    await connections.settled();
+    connections.keep(workspace(runner.http.url), false);
+    await quietFor(300);
     expect(runner.requests()).toBe(1);
   });
 
   it('asks nothing of a workspace outside any pool that was ready before (an operator restart)', async () => {
     const runner = await countingRunner();
     const connections = connectionsOf();
-    expect(connections.keep(workspace(runner.http.url), false)).toBeUndefined();
+    connections.keep(workspace(runner.http.url), false);
     await connections.settled();
     expect(runner.requests()).toBe(0);
   });
 
   it('stops keeping a member open once it is claimed', async () => {
     const runner = await countingRunner();
-    const connections = connectionsOf();
+    const connections = connectionsOf(100);
     connections.keep(workspace(runner.http.url, PoolMemberStates.Available), true);
     await connections.settled();
     expect(runner.requests()).toBe(1);
-    clock += KEEP_OPEN_INTERVAL_MS;
-    expect(connections.keep(workspace(runner.http.url, PoolMemberStates.Claimed), false)).toBeUndefined();
+    connections.keep(workspace(runner.http.url, PoolMemberStates.Claimed), false);
+    await quietFor(300);
+    expect(runner.requests()).toBe(1);
+  });
+
+  it('stops asking every member when it is closed (the operator stops)', async () => {
+    const runner = await countingRunner();
+    const connections = connectionsOf(100);
+    connections.keep(workspace(runner.http.url, PoolMemberStates.Available), true);
     await connections.settled();
+    connections.close();
+    await quietFor(300);
     expect(runner.requests()).toBe(1);
   });
 
@@ -154,7 +215,7 @@ describe("the operator's connections to runners", () => {
     const runner = await countingRunner();
     const hibernating = workspace(runner.http.url, PoolMemberStates.Available, 'Hibernated');
     const connections = connectionsOf();
-    expect(connections.keep(hibernating, true)).toBeUndefined();
+    connections.keep(hibernating, true);
     await connections.settled();
     expect(runner.requests()).toBe(0);
   });
