@@ -1,6 +1,6 @@
 // The run's settings (see main.ts for what each means).
 import { z } from 'zod';
-import { envCount, envNumber } from '../support/env.js';
+import { LogLevelSchema, envCount, envNumber } from '../support/env.js';
 
 const PhaseSchema = z.enum(['existing', 'first', 'cold', 'wake', 'claim', 'burst']);
 export type Phase = z.infer<typeof PhaseSchema>;
@@ -33,6 +33,8 @@ export interface Sizes {
   burstRate: number;
   /** How long to wait for a pool to fill, and for one workspace to hibernate or become ready. */
   settleMs: number;
+  /** The claim phase's quiet time before each timed task, once the node has settled. */
+  pauseMs: number;
 }
 
 export const EMBEDDED_SIZES: Sizes = {
@@ -43,6 +45,7 @@ export const EMBEDDED_SIZES: Sizes = {
   burstClaims: envCount('BENCH_BURST_CLAIMS', 100),
   burstRate: Math.max(0.1, envNumber('BENCH_BURST_RATE', 10)),
   settleMs: envCount('BENCH_SETTLE_MS', 120_000),
+  pauseMs: envCount('BENCH_PAUSE_MS', 2_000, 0),
 };
 
 /**
@@ -58,6 +61,7 @@ export const REAL_NODE_SIZES: Sizes = {
   burstClaims: envCount('BENCH_REAL_NODE_BURST_CLAIMS', 8),
   burstRate: Math.max(0.1, envNumber('BENCH_REAL_NODE_BURST_RATE', 1)),
   settleMs: envCount('BENCH_REAL_NODE_SETTLE_MS', 300_000),
+  pauseMs: envCount('BENCH_PAUSE_MS', 2_000, 0),
 };
 
 /**
@@ -69,3 +73,8 @@ export const REAL_NODE_POOL_CPU = process.env.BENCH_REAL_NODE_POOL_CPU || undefi
 export const ORGANIZATION_LIMITS = { agentComputers: 1000, concurrentTasks: 1000 };
 /** The name of the pool the bench makes in the organization's namespace. */
 export const BENCH_POOL = 'bench';
+
+/** The installed API's and operator's log level on the real node (the chart's `logLevel`); unset: the chart's. */
+export const REAL_NODE_LOG_LEVEL = LogLevelSchema.optional().parse(process.env.BENCH_LOG_LEVEL || undefined);
+/** Where the real node's Pod logs are copied before it is torn down; unset: not kept. */
+export const REAL_NODE_LOGS_DIR = process.env.BENCH_REAL_NODE_LOGS || undefined;

@@ -3,8 +3,10 @@
 //   - existing: a task given the id of a running workspace (the floor every other phase is divided by);
 //   - cold:     a task without workspaceId and no pool: a new workspace is made (deleted after);
 //   - wake:     a task given the id of a hibernated workspace (POST /stop until hibernated first);
-//   - claim:    a task without workspaceId while the organization has a full WorkspacePool (refilled
-//               before each claim, untimed): it claims a ready member;
+//   - claim:    a task without workspaceId while the organization has a full WorkspacePool: it claims
+//               a ready member; each round pairs it with a task on the running workspace, in
+//               alternating order, each timed after the pool refilled, the node settled (no Pod or
+//               disk starting or stopping) and a pause: the claims' floor, under the same conditions;
 //   - burst:    a full pool refilling while tasks without workspaceId arrive at a fixed rate (open
 //               loop): p50/p95/p99 of every claim, and how many fell back to a cold start (a claimed
 //               member keeps agentry.dev/workspace-pool and has agentry.dev/pool-member=claimed).
@@ -29,9 +31,13 @@
 //                         the CPU a real-node pool member asks for and is limited to (default: the chart's)
 //      BENCH_SETTLE_MS, BENCH_REAL_NODE_SETTLE_MS
 //                         the bound on a pool filling or a workspace hibernating (120 s, 300 s)
+//      BENCH_PAUSE_MS     the claim phase's quiet time before each timed task (default 2000)
 //      BENCH_TIMEOUT_MS   one task, POST to done (default 60000)
 //      BENCH_TRACE        0: no per-hop event marks in the runners (bench:tasks's; default on)
-//      BENCH_LOG_LEVEL    the embedded stack's log level (default silent)
+//      BENCH_LOG_LEVEL    the embedded stack's log level (default silent); on the real node, the chart's
+//                         logLevel of the installed API and operator (default: the chart's)
+//      BENCH_REAL_NODE_LOGS
+//                         a directory the real node's Pod logs are copied to before teardown
 import { availableParallelism } from 'node:os';
 import { loadAverage } from '../support/format.js';
 import { interruption } from '../task-latency/config.js';

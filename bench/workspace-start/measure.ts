@@ -1,5 +1,6 @@
 // Every chosen phase on one runtime, in the order that keeps them apart: the running workspace and
-// the cold starts before any pool exists, then the pool's claims, then its burst; then the table.
+// the cold starts before any pool exists, then the pool's claims (each paired with a task on the
+// running workspace), then its burst; then the table.
 import type { Summary } from '../support/stats.js';
 import { progress } from '../support/stats.js';
 import { loadAverage } from '../support/format.js';
@@ -14,26 +15,38 @@ import { createWorkspace, deleteWorkspace, waitForStatus } from './workspaces.js
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
-/** The phases before any pool: existing, cold, wake (on one persistent workspace made here). */
-async function withoutPool(target: Target, rows: Row[], asides: string[]): Promise<Summary | undefined> {
+/** A running workspace for the existing, wake and claim phases, when one of them is chosen. */
+async function persistentWorkspace(target: Target): Promise<string | undefined> {
+  if (!PHASES.has('existing') && !PHASES.has('wake') && !PHASES.has('claim')) return undefined;
+  progress('a persistent workspace for the existing, wake and claim phases');
+  const id = await createWorkspace(target.endpoint);
+  await waitForStatus(target.endpoint, id, 'ready', target.sizes.settleMs);
+  return id;
+}
+
+/** The phases before any pool: existing, wake (on the persistent workspace), first, cold. */
+async function withoutPool(
+  target: Target,
+  persistent: string | undefined,
+  rows: Row[],
+  asides: string[],
+): Promise<Summary | undefined> {
   let floor: Summary | undefined;
-  if (PHASES.has('existing') || PHASES.has('wake')) {
-    progress('a persistent workspace for the existing and wake phases');
-    const id = await createWorkspace(target.endpoint);
-    await waitForStatus(target.endpoint, id, 'ready', target.sizes.settleMs);
-    if (PHASES.has('existing')) {
-      progress('existing workspace');
-      rows.push(row('existing: a running workspace (the floor)', (await existingPhase(target, id)).init));
-      floor = rows.at(-1)?.summary;
-    }
-    if (PHASES.has('wake')) {
-      progress('wake: hibernated workspace');
-      const wake = await wakePhase(target, id);
-      rows.push(row('wake: a hibernated workspace', wake.init));
-      if (wake.timeline !== undefined) asides.push(`the last wake: ${wake.timeline}`);
-    }
-    // Its CPU and memory go back to the node before the cold starts and the pool need them.
-    await deleteWorkspace(target, id);
+  if (persistent !== undefined && PHASES.has('existing')) {
+    progress('existing workspace');
+    rows.push(
+      row(
+        'existing: a running workspace, back to back (the floor)',
+        (await existingPhase(target, persistent)).init,
+      ),
+    );
+    floor = rows.at(-1)?.summary;
+  }
+  if (persistent !== undefined && PHASES.has('wake')) {
+    progress('wake: hibernated workspace');
+    const wake = await wakePhase(target, persistent);
+    rows.push(row('wake: a hibernated workspace', wake.init));
+    if (wake.timeline !== undefined) asides.push(`the last wake: ${wake.timeline}`);
   }
   if (PHASES.has('first')) {
     progress('first prompt: new workspaces made ready first');
@@ -50,17 +63,32 @@ async function withoutPool(target: Target, rows: Row[], asides: string[]): Promi
   return floor;
 }
 
-/** The pool phases: sequential claims from a full pool, then the burst. */
-async function withPool(target: Target, rows: Row[]): Promise<Summary | undefined> {
+/** The claim and its paired floor, as the goals compare them. */
+interface ClaimFigures {
+  claim: Summary;
+  paired: Summary;
+}
+
+/** The sequential claims (each paired with a task on the persistent workspace), then the burst. */
+async function withPool(
+  target: Target,
+  persistent: string | undefined,
+  rows: Row[],
+): Promise<ClaimFigures | undefined> {
   const { claimPool, burstPool, burstClaims, burstRate } = target.sizes;
-  let claim: Summary | undefined;
+  let figures: ClaimFigures | undefined;
   try {
-    if (PHASES.has('claim')) {
-      progress(`pool claim: pool of ${claimPool}`);
-      const { init, cold } = await claimPhase(target);
+    if (persistent !== undefined && PHASES.has('claim')) {
+      progress(`pool claim: pool of ${claimPool}, each claim paired with a task on a running workspace`);
+      const { init, cold, paired } = await claimPhase(target, persistent);
+      rows.push(row('existing: a running workspace, in the claim rounds', paired, "the claims' floor"));
       rows.push(row(`pool claim: a full pool of ${claimPool}`, init, `cold fallbacks: ${cold ?? 0}`));
-      claim = rows.at(-1)?.summary;
+      const [pairedRow, claimRow] = rows.slice(-2);
+      if (pairedRow !== undefined && claimRow !== undefined)
+        figures = { claim: claimRow.summary, paired: pairedRow.summary };
     }
+    // Its CPU and memory go back to the node before the burst needs them.
+    if (persistent !== undefined) await deleteWorkspace(target, persistent);
     if (PHASES.has('burst')) {
       const b = await burstPhase(target);
       const what = `burst: pool of ${burstPool}, ${burstClaims} claims at ${burstRate}/s`;
@@ -74,7 +102,7 @@ async function withPool(target: Target, rows: Row[]): Promise<Summary | undefine
   } finally {
     await removePool(target);
   }
-  return claim;
+  return figures;
 }
 
 /** Every chosen phase, then the table; a phase that fails ends the run, after the table of those before it. */
@@ -83,13 +111,15 @@ export async function measureTarget(target: Target, kind: 'embedded' | 'real-nod
   const rows: Row[] = [];
   const asides: string[] = [];
   let floor: Summary | undefined;
-  let claim: Summary | undefined;
+  let claim: ClaimFigures | undefined;
   try {
-    floor = await withoutPool(target, rows, asides);
-    if (PHASES.has('claim') || PHASES.has('burst')) claim = await withPool(target, rows);
+    const persistent = await persistentWorkspace(target);
+    floor = await withoutPool(target, persistent, rows, asides);
+    if (PHASES.has('claim') || PHASES.has('burst')) claim = await withPool(target, persistent, rows);
+    else if (persistent !== undefined) await deleteWorkspace(target, persistent);
   } finally {
     printTable(`${target.label} (load average before: ${loadBefore})`, rows, floor);
     for (const aside of asides) console.log(`- ${aside}`);
-    if (floor !== undefined && claim !== undefined) printGoals(claim, floor, kind);
+    if (claim !== undefined) printGoals(claim.claim, claim.paired, kind, floor);
   }
 }

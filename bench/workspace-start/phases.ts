@@ -5,7 +5,7 @@ import { startOnce } from '../task-latency/starts.js';
 import type { StartSample } from '../task-latency/starts.js';
 import { wallMs } from '../support/child.js';
 import { progress } from '../support/stats.js';
-import { ensurePool, origin, poolFilled } from './pool.js';
+import { ensurePool, origin, settled } from './pool.js';
 import type { Target } from './target.js';
 import { createWorkspace, deleteWorkspace, hibernate, waitForStatus } from './workspaces.js';
 
@@ -101,22 +101,46 @@ export async function wakePhase(target: Target, workspaceId: string): Promise<Ph
   return { init, ...(timeline === undefined ? {} : { timeline }) };
 }
 
+export interface ClaimSamples extends PhaseSamples {
+  /** The running workspace's tasks timed in the same rounds, under the same conditions as the claims. */
+  paired: number[];
+}
+
 /**
- * A task without workspaceId while the pool is full (refilled, untimed, before each); the claimed
- * workspace is deleted after. Nothing waits for the member's Ready to be observed for the claim's
- * generation (the claim changes no workload field: crds/agent-computer/readiness.ts), so that is
- * not watched.
+ * A task without workspaceId while the pool is full, paired in each round with a task given the
+ * running workspace `existingId`, in alternating order; the claimed workspace is deleted after.
+ * Before each timed task the pool is full and the node settled (pool.ts settled(): no refill or
+ * deletion running) and a pause has passed, so both tasks of a round start alike: the back-to-back
+ * existing phase runs hot, one task every ~0.2 s, where a claim follows a ~10 s refill. Nothing waits
+ * for the member's Ready to be observed for the claim's generation (the claim changes no workload
+ * field: crds/agent-computer/readiness.ts), so that is not watched.
  */
-export async function claimPhase(target: Target): Promise<PhaseSamples> {
+export async function claimPhase(target: Target, existingId: string): Promise<ClaimSamples> {
   const size = target.sizes.claimPool;
   await ensurePool(target, size);
   let cold = 0;
-  const init = await rounds(target, 'claim', async (timed) => {
-    await poolFilled(target, size);
+  const paired: number[] = [];
+  const claim = async (timed: boolean): Promise<number> => {
+    await settled(target, size);
     const sample = await startOnce(target.endpoint, undefined);
     if (timed && (await origin(target, sample.workspaceId)) === 'cold') cold++;
     await deleteWorkspace(target, sample.workspaceId);
     return sample.init;
+  };
+  const existing = async (timed: boolean): Promise<void> => {
+    await settled(target, size);
+    const sample = await startOnce(target.endpoint, existingId);
+    if (sample.workspaceId !== existingId)
+      throw new Error(`a task given ${existingId} ran on ${sample.workspaceId}`);
+    if (timed) paired.push(sample.init);
+  };
+  let round = 0;
+  const init = await rounds(target, 'claim', async (timed) => {
+    const claimFirst = round++ % 2 === 1;
+    if (!claimFirst) await existing(timed);
+    const ms = await claim(timed);
+    if (claimFirst) await existing(timed);
+    return ms;
   });
-  return { init, cold };
+  return { init, cold, paired };
 }

@@ -13,6 +13,7 @@ import {
 import type { AgentComputer } from '../../crds/index.js';
 import { isTrue } from '../../crds/conditions.js';
 import { isStoreError } from '../../platform/store/types.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { interruption } from '../task-latency/config.js';
 import { progress } from '../support/stats.js';
 import { until } from '../support/wait.js';
@@ -68,6 +69,26 @@ export async function poolFilled(target: Target, size: number): Promise<void> {
       state: () => `${last.ready} ready, ${last.starting} starting`,
     },
   );
+}
+
+/**
+ * Waits until the pool has `size` ready members and nothing else of the organization is starting or
+ * stopping (Target.busy), then `pauseMs` more: every timed task of the claim phase starts from this.
+ */
+export async function settled(target: Target, size: number): Promise<void> {
+  let last = 'nothing read yet';
+  await until(
+    `pool ${BENCH_POOL} to be full and the node quiet`,
+    target.sizes.settleMs,
+    async () => {
+      const members = await availableMembers(target);
+      const busy = await target.busy?.();
+      last = `${members.ready} ready, ${members.starting} starting${busy === undefined ? '' : `; ${busy}`}`;
+      return members.ready >= size && members.starting === 0 && busy === undefined ? true : undefined;
+    },
+    { signal: interruption.signal, pollMs: 50, state: () => last },
+  );
+  await sleep(target.sizes.pauseMs, undefined, { signal: interruption.signal });
 }
 
 /** How a task's workspace was made: claimed from the bench's pool, or cold (no pool label). */

@@ -38,11 +38,24 @@ export function printTable(label: string, rows: readonly Row[], floor: Summary |
   }
 }
 
-/** The issue's goals for a claim: p50 ≤ 1.2× the existing workspace's, and ≤ `absolute` (real node) or ≤ floor + 50 ms (embedded). */
-export function printGoals(claim: Summary, floor: Summary, kind: 'embedded' | 'real-node'): void {
+/**
+ * The issue's goals for a claim: p50 ≤ 1.2× the existing workspace's, and ≤ 150 ms (real node) or
+ * ≤ floor + 50 ms (embedded). The floor is the existing workspace's tasks timed in the claim rounds
+ * (the same settled node and pause before each); the back-to-back floor's ratio is printed beside it.
+ */
+export function printGoals(
+  claim: Summary,
+  floor: Summary,
+  kind: 'embedded' | 'real-node',
+  backToBack: Summary | undefined,
+): void {
   const verdict = (met: boolean): string => (met ? 'met' : 'not met');
   const ratio = claim.p50 / floor.p50;
-  console.log(`- claim p50 ≤ 1.2× existing: ${ratio.toFixed(2)}× — ${verdict(ratio <= 1.2)}`);
+  console.log(
+    `- claim p50 ≤ 1.2× existing (in the same rounds): ${ratio.toFixed(2)}× — ${verdict(ratio <= 1.2)}`,
+  );
+  if (backToBack !== undefined)
+    console.log(`  (against the back-to-back existing phase: ${(claim.p50 / backToBack.p50).toFixed(2)}×)`);
   if (kind === 'embedded') {
     const over = claim.p50 - floor.p50;
     console.log(`- claim p50 ≤ existing + 50 ms: +${over.toFixed(1)} ms — ${verdict(over <= 50)}`);

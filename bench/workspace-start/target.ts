@@ -16,6 +16,12 @@ export interface Target {
   sizes: Sizes;
   /** What a pool member asks for (the template's resources); undefined: the installation default. */
   poolResources: WorkloadResources | undefined;
+  /**
+   * What of the organization's workloads is still starting or stopping (a Pod not yet Ready or being
+   * deleted, a disk being made or removed), or undefined when nothing is: the claim phase times each
+   * task on a settled node. Undefined: nothing to wait for beyond the pool and the store.
+   */
+  busy?: () => Promise<string | undefined>;
   /** How a task's workspace came to start, from its workload's timestamps; `postedAt` is the POST's wallMs(). */
   timeline?: (workspaceId: string, postedAt: number) => Promise<string>;
 }
