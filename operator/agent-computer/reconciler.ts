@@ -6,6 +6,7 @@ import {
   LAST_PREVIEW_AT_ANNOTATION,
   POOL_CLAIMED_AT_ANNOTATION,
   SecretType,
+  claimQuietEndsAt,
 } from '../../crds/index.js';
 import { isTrue } from '../../crds/conditions.js';
 import type {
@@ -102,6 +103,10 @@ export class AgentComputerReconciler implements Reconciler {
       await this.finalize(ac, runtime);
       return undefined;
     }
+    // A claimed member needs nothing at once: its status for the claim's generation waits a second.
+    const now = this.now().getTime();
+    const quietEnds = claimQuietEndsAt(ac, now);
+    if (quietEnds !== undefined) return { requeueAfterMs: quietEnds - now };
     const tasks = this.options.tasksOf(ac.metadata.namespace ?? '', ac.metadata.name);
     const activity = workspaceActivity(tasks, ac.metadata.name);
     // Before the finalizer: hibernating writes the spec only, and the pass it wakes adds the finalizer.

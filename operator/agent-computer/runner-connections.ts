@@ -104,7 +104,9 @@ export class RunnerConnections {
       const delay = answered
         ? this.keepOpenIntervalMs
         : Math.min(this.keepOpenIntervalMs, this.firstRetryMs * 2 ** (member.failures - 1));
-      member.timer = setTimeout(() => { this.askMember(key, member); }, delay);
+      member.timer = setTimeout(() => {
+        this.askMember(key, member);
+      }, delay);
       member.timer.unref();
     });
   }

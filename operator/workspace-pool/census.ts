@@ -2,7 +2,8 @@
 // aims for, and which to make or remove. No I/O, so table-tested in test/unit.
 import {
   AgentComputerConditions,
-  POOL_CLAIMED_AT_ANNOTATION,
+  CLAIM_QUIET_MS,
+  claimedAt,
   isPoolMemberIn,
   PoolMemberStates,
   readyForCurrentSpec,
@@ -12,14 +13,6 @@ import { findCondition } from '../../crds/conditions.js';
 
 /** Claims this recent count as demand: the pool grows by them, up to maxReady. */
 export const DEMAND_WINDOW_MS = 60_000;
-
-/**
- * A claim's replacement is made this long after the claim, not at once: the claimed workspace's
- * first prompt then does not share the CPU and the disk with a new member's start (a process or a
- * Pod's sandbox, volume and runner), which on 2 cores costs it more than the claim itself. Claims
- * that come faster than members start are still met by the members left ready.
- */
-export const REFILL_DELAY_MS = 1_000;
 
 /**
  * How long a member may report a provisionError before it is replaced: a Pod pending until the
@@ -56,12 +49,6 @@ const isAvailable = (ac: AgentComputer): boolean => isPoolMemberIn(ac, PoolMembe
 const isClaimed = (ac: AgentComputer): boolean => isPoolMemberIn(ac, PoolMemberStates.Claimed);
 
 /** When a claimed member was claimed, or undefined when the annotation is missing or unreadable. */
-function claimedAt(ac: AgentComputer): number | undefined {
-  const written = ac.metadata.annotations?.[POOL_CLAIMED_AT_ANNOTATION];
-  const time = written === undefined ? NaN : Date.parse(written);
-  return Number.isNaN(time) ? undefined : time;
-}
-
 /** When a failing member is due for replacement: its failure's start (the Provisioned condition's transition) plus the grace. */
 function replacementDueAt(ac: AgentComputer, graceMs: number): number {
   const provisioned = findCondition(ac.status?.conditions, AgentComputerConditions.Provisioned);
@@ -154,10 +141,10 @@ export function demandWindowEnds(census: PoolCensus): number | undefined {
 
 /**
  * How many available members to make up to now: the desired count as if the claims of the last
- * REFILL_DELAY_MS had not happened yet (neither taken from the pool nor counted as demand).
+ * CLAIM_QUIET_MS had not happened yet (neither taken from the pool nor counted as demand).
  */
 export function refillTarget(spec: WorkspacePoolSpec, census: PoolCensus, now: Date): number {
-  const since = now.getTime() - REFILL_DELAY_MS;
+  const since = now.getTime() - CLAIM_QUIET_MS;
   const young = census.recentClaims.filter((time) => time > since).length;
   return desiredCount(spec, census.recentClaims.length - young) - young;
 }
@@ -166,6 +153,24 @@ export function refillTarget(spec: WorkspacePoolSpec, census: PoolCensus, now: D
 export function deferredRefillDue(census: PoolCensus, now: Date): number | undefined {
   const youngest = census.recentClaims.at(-1);
   if (youngest === undefined) return undefined;
-  const due = youngest + REFILL_DELAY_MS;
+  const due = youngest + CLAIM_QUIET_MS;
   return due > now.getTime() ? due : undefined;
+}
+
+/**
+ * When a pass that would only count a claim younger than CLAIM_QUIET_MS (no member to make or
+ * remove now) may run instead, so that the pool's status write waits out the claim's first second
+ * with its refill; undefined when the pass has work now or no claim is that young. A burst of
+ * claims still refills: a claim older than the second makes the pass's plan non-empty.
+ */
+export function claimQuietPassAt(
+  spec: WorkspacePoolSpec,
+  census: PoolCensus,
+  desired: number,
+  now: Date,
+): number | undefined {
+  const due = deferredRefillDue(census, now);
+  if (due === undefined) return undefined;
+  const plan = planRefill(census, desired, refillTarget(spec, census, now));
+  return plan.create === 0 && plan.remove.length === 0 ? due : undefined;
 }

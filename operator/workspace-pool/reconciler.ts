@@ -16,6 +16,7 @@ import type { Caches } from '../controller/caches.js';
 import { writeStatus } from '../../platform/store/status-writer.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import {
+  claimQuietPassAt,
   deferredRefillDue,
   demandWindowEnds,
   desiredCount,
@@ -99,6 +100,8 @@ export class WorkspacePoolReconciler implements Reconciler {
     const desired = isInvalidSpec(pool.spec)
       ? undefined
       : desiredCount(pool.spec, census.recentClaims.length);
+    const quietPassAt = desired === undefined ? undefined : claimQuietPassAt(pool.spec, census, desired, now);
+    if (quietPassAt !== undefined) return { requeueAfterMs: Math.max(quietPassAt - now.getTime(), 1) };
     const changes =
       desired === undefined
         ? { created: [], removed: new Set<string>(), limited: false }

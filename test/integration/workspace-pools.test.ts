@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   AgentComputerType,
+  CLAIM_QUIET_MS,
   DEFAULT_POOL_NAME,
   EventType,
   OrganizationSpecSchema,
@@ -172,6 +173,41 @@ describe('a warm pool', () => {
     const stored = members.find((ac) => state(ac) === 'claimed');
     expect(stored?.metadata.name).toBe(claimed.metadata.name);
     expect(stored?.metadata.ownerReferences ?? []).toEqual([]);
+  }, 120_000);
+
+  it("leaves the claim's first second to its first prompt: the pool's and the member's status are written after it", async () => {
+    const namespace = freshNamespace();
+    await createPool(namespace, { minReady: 1 });
+    const [member] = await readyMembers(namespace, 1);
+    if (member === undefined) throw new Error('no ready member');
+    const firstWrites = { pool: Number.NaN, member: Number.NaN };
+    const watching = new AbortController();
+    const { resourceVersion } = await store.list(AgentComputerType, { namespace });
+    const from = { namespace, resourceVersion, signal: watching.signal };
+    const watches = await Promise.all([
+      store.watch(WorkspacePoolType, from, (event) => {
+        if (event.type !== 'BOOKMARK' && event.object.status?.claimed === 1 && Number.isNaN(firstWrites.pool))
+          firstWrites.pool = Date.now();
+      }),
+      store.watch(AgentComputerType, from, (event) => {
+        const seen = event.type === 'BOOKMARK' ? 0 : (event.object.status?.observedGeneration ?? 0);
+        if (seen > (member.metadata.generation ?? 0) && Number.isNaN(firstWrites.member))
+          firstWrites.member = Date.now();
+      }),
+    ]);
+    try {
+      const claimed = await claimMember(store, member);
+      const claimedAt = Date.parse(claimed.metadata.annotations?.['agentry.dev/claimed-at'] ?? '');
+      await until('both status writes', () =>
+        Promise.resolve(Number.isNaN(firstWrites.pool + firstWrites.member) ? undefined : true),
+      );
+      // A timer may fire a millisecond early; a write during the second would come ~1000 ms early.
+      expect(firstWrites.pool - claimedAt).toBeGreaterThanOrEqual(CLAIM_QUIET_MS - 5);
+      expect(firstWrites.member - claimedAt).toBeGreaterThanOrEqual(CLAIM_QUIET_MS - 5);
+    } finally {
+      watching.abort();
+      await Promise.all(watches.map((watch) => watch.done));
+    }
   }, 120_000);
 
   it("keeps a claimed member's runner process running and Ready through the claim", async () => {

@@ -1,6 +1,6 @@
 // The arithmetic of a warm pool: how members are counted, how many it aims for, what a pass changes.
 import { describe, expect, it } from '@jest/globals';
-import { AgentComputerSpecSchema, WorkspacePoolSpecSchema } from '../../crds/index.js';
+import { AgentComputerSpecSchema, CLAIM_QUIET_MS, WorkspacePoolSpecSchema } from '../../crds/index.js';
 import type { AgentComputer, Condition } from '../../crds/index.js';
 import {
   DEMAND_WINDOW_MS,
@@ -10,7 +10,7 @@ import {
   planRefill,
   takeCensus,
   FAILED_MEMBER_GRACE_MS,
-  REFILL_DELAY_MS,
+  claimQuietPassAt,
   deferredRefillDue,
   refillTarget,
 } from '../../operator/workspace-pool/census.js';
@@ -219,7 +219,7 @@ describe('planRefill', () => {
   });
 });
 
-describe('a claim replaced REFILL_DELAY_MS after it', () => {
+describe('a claim replaced CLAIM_QUIET_MS after it', () => {
   const fixed = spec({ minReady: 3, maxReady: 3 });
   const poolAfterClaimAgo = (ms: number) =>
     takeCensus(
@@ -235,11 +235,11 @@ describe('a claim replaced REFILL_DELAY_MS after it', () => {
     const census = poolAfterClaimAgo(100);
     const desired = desiredCount(fixed, census.recentClaims.length);
     expect(planRefill(census, desired, refillTarget(fixed, census, NOW)).create).toBe(0);
-    expect(deferredRefillDue(census, NOW)).toBe(NOW.getTime() - 100 + REFILL_DELAY_MS);
+    expect(deferredRefillDue(census, NOW)).toBe(NOW.getTime() - 100 + CLAIM_QUIET_MS);
   });
 
   it('makes the replacement once the claim is that old', () => {
-    const census = poolAfterClaimAgo(REFILL_DELAY_MS + 1);
+    const census = poolAfterClaimAgo(CLAIM_QUIET_MS + 1);
     const desired = desiredCount(fixed, census.recentClaims.length);
     expect(planRefill(census, desired, refillTarget(fixed, census, NOW)).create).toBe(1);
     expect(deferredRefillDue(census, NOW)).toBeUndefined();
@@ -259,7 +259,40 @@ describe('a claim replaced REFILL_DELAY_MS after it', () => {
     const desired = desiredCount(growing, young.recentClaims.length);
     expect(desired).toBe(3);
     expect(planRefill(young, desired, refillTarget(growing, young, NOW)).create).toBe(0);
-    const due = members(REFILL_DELAY_MS + 1);
+    const due = members(CLAIM_QUIET_MS + 1);
     expect(planRefill(due, desired, refillTarget(growing, due, NOW)).create).toBe(2);
+  });
+});
+
+describe("a pass in a claim's first second", () => {
+  const fixed = spec({ minReady: 2, maxReady: 2 });
+  const passAt = (members: AgentComputer[]): number | undefined => {
+    const census = takeCensus(members, NOW);
+    return claimQuietPassAt(fixed, census, desiredCount(fixed, census.recentClaims.length), NOW);
+  };
+
+  it('waits for the second to end when all it would do is count the young claim', () => {
+    const at = passAt([
+      member({ name: 'a', isReady: true }),
+      member({ name: 'c', state: 'claimed', isReady: true, claimedAt: ago(100) }),
+    ]);
+    expect(at).toBe(NOW.getTime() - 100 + CLAIM_QUIET_MS);
+  });
+
+  it('runs now when an older claim is due for its replacement (a burst still refills)', () => {
+    const at = passAt([
+      member({ name: 'c', state: 'claimed', isReady: true, claimedAt: ago(CLAIM_QUIET_MS + 1) }),
+      member({ name: 'd', state: 'claimed', isReady: true, claimedAt: ago(100) }),
+    ]);
+    expect(at).toBeUndefined();
+  });
+
+  it('runs now when no claim is that young', () => {
+    const at = passAt([
+      member({ name: 'a', isReady: true }),
+      member({ name: 'b', isReady: true }),
+      member({ name: 'c', state: 'claimed', isReady: true, claimedAt: ago(CLAIM_QUIET_MS + 1) }),
+    ]);
+    expect(at).toBeUndefined();
   });
 });
