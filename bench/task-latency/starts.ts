@@ -13,6 +13,8 @@ export interface StartSample {
   post: number;
   /** POST sent → `init` arrived. */
   init: number;
+  /** POST sent → the runner's timestamp on `init` (ms resolution; the same clock on one machine). */
+  initStamped: number;
   /** POST sent → the first `text` event ("ready") arrived: the comparable of the bash floor. */
   firstText: number;
   workspaceId: string;
@@ -28,15 +30,19 @@ export async function startOnce(client: Endpoint, workspaceId: string | undefine
     });
     const post = wallMs() - start;
     let init: number | undefined;
+    let initStamped: number | undefined;
     let firstText: number | undefined;
     const done = await readEvents(client, task.id, signal, (event, arrival) => {
-      if (event.eventType === 'init') init ??= arrival - start;
+      if (event.eventType === 'init' && init === undefined) {
+        init = arrival - start;
+        initStamped = Date.parse(event.timestamp) - start;
+      }
       if (event.eventType === 'text') firstText ??= arrival - start;
     });
     if (done.status !== 'completed') throw new Error(`task ${task.id} ended ${done.status}, not completed`);
-    if (init === undefined || firstText === undefined)
+    if (init === undefined || initStamped === undefined || firstText === undefined)
       throw new Error(`task ${task.id} completed without an init and a text event`);
-    return { post, init, firstText, workspaceId: task.workspaceId };
+    return { post, init, initStamped, firstText, workspaceId: task.workspaceId };
   });
 }
 

@@ -80,12 +80,24 @@ async function withPool(
   try {
     if (persistent !== undefined && PHASES.has('claim')) {
       progress(`pool claim: pool of ${claimPool}, each claim paired with a task on a running workspace`);
-      const { init, cold, paired } = await claimPhase(target, persistent);
-      rows.push(row('existing: a running workspace, in the claim rounds', paired, "the claims' floor"));
-      rows.push(row(`pool claim: a full pool of ${claimPool}`, init, `cold fallbacks: ${cold ?? 0}`));
-      const [pairedRow, claimRow] = rows.slice(-2);
-      if (pairedRow !== undefined && claimRow !== undefined)
-        figures = { claim: claimRow.summary, paired: pairedRow.summary };
+      const { init, cold, paired, split } = await claimPhase(target, persistent);
+      const pairedRow = row(
+        'existing: a running workspace, in the claim rounds',
+        paired,
+        "the claims' floor",
+      );
+      const claimRow = row(`pool claim: a full pool of ${claimPool}`, init, `cold fallbacks: ${cold ?? 0}`);
+      rows.push(pairedRow, claimRow);
+      rows.push(row('aside: POST answered, existing in the claim rounds', split.paired.post));
+      rows.push(row('aside: POST answered, claim', split.claim.post));
+      rows.push(
+        row(
+          "aside: POST → the runner's stamp on init, existing in the claim rounds",
+          split.paired.initStamped,
+        ),
+      );
+      rows.push(row("aside: POST → the runner's stamp on init, claim", split.claim.initStamped));
+      figures = { claim: claimRow.summary, paired: pairedRow.summary };
     }
     // Its CPU and memory go back to the node before the burst needs them.
     if (persistent !== undefined) await deleteWorkspace(target, persistent);

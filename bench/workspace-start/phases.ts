@@ -101,10 +101,25 @@ export async function wakePhase(target: Target, workspaceId: string): Promise<Ph
   return { init, ...(timeline === undefined ? {} : { timeline }) };
 }
 
+/** Where a task's time went, split at the POST's answer and the runner's stamp on `init`. */
+export interface StartSplit {
+  /** POST sent → 201 received. */
+  post: number[];
+  /** POST sent → the runner's timestamp on `init`. */
+  initStamped: number[];
+}
+
 export interface ClaimSamples extends PhaseSamples {
   /** The running workspace's tasks timed in the same rounds, under the same conditions as the claims. */
   paired: number[];
+  split: { claim: StartSplit; paired: StartSplit };
 }
+
+const noSplit = (): StartSplit => ({ post: [], initStamped: [] });
+const addSplit = (split: StartSplit, sample: StartSample): void => {
+  split.post.push(sample.post);
+  split.initStamped.push(sample.initStamped);
+};
 
 /**
  * A task without workspaceId while the pool is full, paired in each round with a task given the
@@ -120,9 +135,11 @@ export async function claimPhase(target: Target, existingId: string): Promise<Cl
   await ensurePool(target, size);
   let cold = 0;
   const paired: number[] = [];
+  const split = { claim: noSplit(), paired: noSplit() };
   const claim = async (timed: boolean): Promise<number> => {
     await settled(target, size);
     const sample = await startOnce(target.endpoint, undefined);
+    if (timed) addSplit(split.claim, sample);
     if (timed && (await origin(target, sample.workspaceId)) === 'cold') cold++;
     await deleteWorkspace(target, sample.workspaceId);
     return sample.init;
@@ -132,7 +149,10 @@ export async function claimPhase(target: Target, existingId: string): Promise<Cl
     const sample = await startOnce(target.endpoint, existingId);
     if (sample.workspaceId !== existingId)
       throw new Error(`a task given ${existingId} ran on ${sample.workspaceId}`);
-    if (timed) paired.push(sample.init);
+    if (timed) {
+      paired.push(sample.init);
+      addSplit(split.paired, sample);
+    }
   };
   let round = 0;
   const init = await rounds(target, 'claim', async (timed) => {
@@ -142,5 +162,5 @@ export async function claimPhase(target: Target, existingId: string): Promise<Cl
     if (claimFirst) await existing(timed);
     return ms;
   });
-  return { init, cold, paired };
+  return { init, cold, paired, split };
 }
