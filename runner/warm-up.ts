@@ -18,6 +18,11 @@ import { RunnerState } from './state.js';
 export const WARM_UP_TASK_ID = 'warm-up';
 /** A warm-up that has not ended by then is abandoned: the runner serves unwarmed. */
 const DEFAULT_TIMEOUT_MS = 30_000;
+/**
+ * Prompts the warm-up runs, one after another: V8 optimizes a function only after it has run a few
+ * times, so a runner warmed by one prompt still runs its first real one partly unoptimized.
+ */
+export const WARM_UP_PROMPTS = 3;
 
 /**
  * What a dispatch of the built-in `shell` executor carries (bash runs the prompt from a file, its
@@ -55,8 +60,8 @@ export const warmUpDirOf = (stateDir: string): string => join(stateDir, 'warm-up
 /**
  * Warms a runner that waits to be claimed (docs/workspace-pools.md#warm-runners): V8 compiles code
  * on its first use, so a runner's first prompt costs several times a later one (a dispatch's first
- * zod parse, the first spawn, the first durable append, the first SSE frame). This runs one trivial
- * prompt through that same code, over loopback HTTP as the operator sends one, in a runner app of
+ * zod parse, the first spawn, the first durable append, the first SSE frame). This runs a few trivial
+ * prompts through that same code, over loopback HTTP as the operator sends one, in a runner app of
  * its own: its own queue, event log, state and working directories and a silent logger. Nothing of
  * it reaches the real runner's history, events, working directory, status or logs. Never throws:
  * a warm-up that fails leaves a runner that works as it always did.
@@ -79,7 +84,7 @@ export async function warmUpRunner(options: WarmUpOptions): Promise<void> {
   }
 }
 
-/** Dispatches the warm-up prompt to a throw-away runner and follows its events to its end. */
+/** Dispatches the warm-up prompts to a throw-away runner, each followed to its end; answers the last one's status. */
 async function runWarmUpPrompt(dir: string, options: WarmUpOptions, signal: AbortSignal): Promise<string> {
   const runner = createRunnerApp({
     token: options.token,
@@ -96,15 +101,23 @@ async function runWarmUpPrompt(dir: string, options: WarmUpOptions, signal: Abor
   await runner.queue.start();
   const server = await listenRunner(runner.app, { host: '127.0.0.1', port: 0, closeGraceMs: 100 });
   try {
-    const promptId = randomUUID();
     const body: DispatchPromptRequest = {
       text: 'echo warm',
       executor: WARM_UP_INVOCATION,
       agentInstructions: 'Warming up.',
     };
     const at = (path: string): URL => new URL(path, server.url);
-    await send(at(`/v1/tasks/${WARM_UP_TASK_ID}/prompts/${promptId}`), options.token, signal, body);
-    return await followToEnd(at(`/v1/tasks/${WARM_UP_TASK_ID}/events?promptId=${promptId}`), options, signal);
+    let status = 'none';
+    for (let prompt = 0; prompt < WARM_UP_PROMPTS; prompt++) {
+      const promptId = randomUUID();
+      await send(at(`/v1/tasks/${WARM_UP_TASK_ID}/prompts/${promptId}`), options.token, signal, body);
+      status = await followToEnd(
+        at(`/v1/tasks/${WARM_UP_TASK_ID}/events?promptId=${promptId}`),
+        options,
+        signal,
+      );
+    }
+    return status;
   } finally {
     await runner.shutdown();
     await server.stop();
