@@ -10,6 +10,7 @@ export * from './webhook/types.js';
 export * from './context-lake/types.js';
 export * from './workspace-pool/types.js';
 export * from './workspace-pool/claim-quiet.js';
+export * from './workspace-pool/claim-binding.js';
 export * from './model-usage.js';
 export * from './egress.js';
 export * from './organization/conditions.js';

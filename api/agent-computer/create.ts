@@ -28,11 +28,26 @@ export interface CreateAgentComputerDeps {
 }
 
 /**
- * An AgentComputer for the caller, within the organization's `limits.agentComputers` (counted from
- * the cache: see countsAgainstLimit): POST /agent-computers, and POST /tasks without a workspaceId.
+ * Throws limit_exceeded when the organization already has `limits.agentComputers` agent computers
+ * (counted from the cache: see countsAgainstLimit); `limitHint` is added to the message.
+ */
+export function assertAgentComputerSlot(
+  deps: Pick<CreateAgentComputerDeps, 'readModel'>,
+  principal: Principal,
+  limitHint?: string,
+): void {
+  const limit = principal.organization.spec.limits.agentComputers;
+  const live = deps.readModel.agentComputers.list(principal.namespace).filter(countsAgainstLimit).length;
+  if (live < limit) return;
+  const message = `The organization may have at most ${limit} agent computers`;
+  throw new ApiError('limit_exceeded', limitHint === undefined ? message : `${message}${limitHint}`);
+}
+
+/**
+ * An AgentComputer for the caller, within the organization's `limits.agentComputers`: POST
+ * /agent-computers, and POST /tasks without a workspaceId when its claim did not go with the task.
  * A ready warm-pool member is claimed when there is one (docs/adr/0008-warm-pools.md), else one is
- * made cold; the caller cannot tell them apart but by speed. `limitHint` is added to the
- * limit_exceeded message.
+ * made cold; the caller cannot tell them apart but by speed.
  */
 export async function createAgentComputer(
   deps: CreateAgentComputerDeps,
@@ -40,15 +55,17 @@ export async function createAgentComputer(
   spec: ClaimerSpec,
   options: { log: Logger; limitHint?: string },
 ): Promise<AgentComputer> {
-  const limit = principal.organization.spec.limits.agentComputers;
-  const live = deps.readModel.agentComputers.list(principal.namespace).filter(countsAgainstLimit).length;
-  if (live >= limit) {
-    const message = `The organization may have at most ${limit} agent computers`;
-    const hint = options.limitHint;
-    throw new ApiError('limit_exceeded', hint === undefined ? message : `${message}${hint}`);
-  }
+  assertAgentComputerSlot(deps, principal, options.limitHint);
   const claimed = await deps.poolClaims.claim(principal, spec, options.log);
-  if (claimed !== undefined) return claimed;
+  return claimed ?? createColdAgentComputer(deps, principal, spec);
+}
+
+/** A new AgentComputer (no pool), the caller's; the limit is the caller's to check. */
+export async function createColdAgentComputer(
+  deps: Pick<CreateAgentComputerDeps, 'store' | 'readModel'>,
+  principal: Principal,
+  spec: ClaimerSpec,
+): Promise<AgentComputer> {
   const created = await deps.store.create(AgentComputerType, {
     apiVersion: apiVersionOf(AgentComputerType),
     kind: AgentComputerType.kind,

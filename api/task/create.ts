@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { AgentComputerType, TaskSpecSchema, TaskType, apiVersionOf } from '../../crds/index.js';
+import {
+  AgentComputerType,
+  TASK_CLAIMED_WORKSPACE_ANNOTATION,
+  TaskSpecSchema,
+  TaskType,
+  apiVersionOf,
+} from '../../crds/index.js';
 import type { AgentComputer, PromptSpec, Task } from '../../crds/index.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { Logger } from '../../platform/log.js';
@@ -7,7 +13,7 @@ import type { Principal } from '../auth/principal.js';
 import type { TaskRoutesDeps } from './access.js';
 import { findWorkspace } from '../agent-computer/find-workspace.js';
 import { checkExecutor } from './executor-policy.js';
-import { createAgentComputer } from '../agent-computer/create.js';
+import { assertAgentComputerSlot, createColdAgentComputer } from '../agent-computer/create.js';
 import { assertTaskSlot } from './limits.js';
 import { cloneUrlOf } from './schemas.js';
 import { adoptTaskEnvSecret, createTaskEnvSecret, removeTaskEnvSecret } from './env.js';
@@ -16,6 +22,9 @@ import type { AddPromptBody, CreateTaskBody } from './schemas.js';
 /** Tasks carry the name of their workspace here, so the operator and kubectl can select by it. */
 export const WORKSPACE_LABEL = 'agentry.dev/workspace';
 const TITLE_LENGTH = 80;
+/** Added to limit_exceeded when a task without workspaceId would need one more agent computer. */
+const LIMIT_HINT =
+  ', and a task without workspaceId makes one; reuse a workspace by passing its id as workspaceId';
 
 /** docs/api.md#tasks: the prompt's first line cut to 80 characters (whole code points, never half a pair). */
 export function defaultTitle(prompt: string): string {
@@ -39,36 +48,20 @@ export function promptSpecOf(
   return prompt;
 }
 
-/**
- * A workspace of its own for a task without workspaceId (docs/api.md#agent-computers): claimed from
- * the warm pool or made cold; it counts against limits.agentComputers, and the operator deletes it
- * when it purges the task.
- */
-function createEphemeralWorkspace(
-  deps: TaskRoutesDeps,
-  principal: Principal,
-  title: string,
-  log: Logger,
-): Promise<AgentComputer> {
-  return createAgentComputer(
-    deps,
-    principal,
-    { displayName: title, ephemeral: true },
-    {
-      log,
-      limitHint:
-        ', and a task without workspaceId makes one; reuse a workspace by passing its id as workspaceId',
-    },
-  );
-}
-
 const hasEnv = (body: CreateTaskBody): boolean => body.env !== undefined && Object.keys(body.env).length > 0;
 
-function taskObject(
-  principal: Principal,
-  body: CreateTaskBody,
-  fields: { executor: string; title: string; workspace: string; now: Date },
-): Task {
+/** What a task is written with besides the request: its workspace, and the claim it goes with (claim-binding.ts). */
+interface TaskFields {
+  executor: string;
+  title: string;
+  workspace: string;
+  now: Date;
+  name?: string;
+  /** The warm-pool member whose claim is written at the same time as the task. */
+  claims?: string;
+}
+
+function taskObject(principal: Principal, body: CreateTaskBody, fields: TaskFields): Task {
   const visibility = body.visibility ?? 'shared';
   const githubUrl = body.githubUrl === undefined ? undefined : cloneUrlOf(body.githubUrl);
   const spec = TaskSpecSchema.parse({
@@ -90,9 +83,12 @@ function taskObject(
     apiVersion: apiVersionOf(TaskType),
     kind: TaskType.kind,
     metadata: {
-      name: randomUUID(),
+      name: fields.name ?? randomUUID(),
       namespace: principal.namespace,
       labels: { [WORKSPACE_LABEL]: fields.workspace },
+      ...(fields.claims === undefined
+        ? {}
+        : { annotations: { [TASK_CLAIMED_WORKSPACE_ANNOTATION]: fields.claims } }),
     },
     spec,
   };
@@ -114,10 +110,105 @@ async function removeWorkspace(deps: TaskRoutesDeps, ac: AgentComputer, logger: 
   }
 }
 
+/** Removes a task written with a claim that lost: it never ran (the operator waits for the claim that names it). */
+async function removeTask(
+  deps: TaskRoutesDeps,
+  task: Task,
+  body: CreateTaskBody,
+  logger: Logger,
+): Promise<void> {
+  const { namespace, name, uid } = task.metadata;
+  try {
+    const left = await deps.store.delete(TaskType, namespace, name, { uid });
+    deps.readModel.observeTask(left ?? task, left === undefined);
+  } catch (err) {
+    if (!isStoreError(err, 'NotFound'))
+      logger.error({ err, task: name }, 'could not remove the task of a claim that lost');
+  }
+  if (hasEnv(body)) await removeTaskEnvSecret(deps.store, namespace ?? '', name).catch(() => undefined);
+}
+
+/** Writes the task with its env Secret, all or nothing. */
+async function storeTask(
+  deps: TaskRoutesDeps,
+  body: CreateTaskBody,
+  task: Task,
+  logger: Logger,
+): Promise<Task> {
+  const namespace = task.metadata.namespace ?? '';
+  try {
+    if (body.env !== undefined && hasEnv(body))
+      await createTaskEnvSecret(deps.store, namespace, task.metadata.name, body.env);
+    const created = await deps.store.create(TaskType, task);
+    deps.readModel.observeTask(created);
+    if (hasEnv(body)) await adoptTaskEnvSecret(deps.store, created, logger);
+    return created;
+  } catch (err) {
+    if (hasEnv(body))
+      await removeTaskEnvSecret(deps.store, namespace, task.metadata.name).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The task and its ephemeral workspace (claimed or made before it); a task that cannot be written takes the workspace with it. */
+async function storeTaskAfter(
+  deps: TaskRoutesDeps,
+  principal: Principal,
+  body: CreateTaskBody,
+  fields: Omit<TaskFields, 'workspace'>,
+  workspace: AgentComputer,
+  logger: Logger,
+): Promise<Task> {
+  const task = taskObject(principal, body, { ...fields, workspace: workspace.metadata.name });
+  try {
+    return await storeTask(deps, body, task, logger);
+  } catch (err) {
+    await removeWorkspace(deps, workspace, logger);
+    throw err;
+  }
+}
+
 /**
- * POST /tasks (docs/architecture.md#the-life-of-a-task step 1): policy and limits, then the workspace (an existing one, or an
- * ephemeral one made here), then the Task with its first prompt. All or nothing: a Task that
- * cannot be created takes its new workspace with it.
+ * A task without workspaceId (docs/api.md#agent-computers): its workspace is ephemeral, counts
+ * against limits.agentComputers, and is deleted when the operator purges the task. A ready warm-pool
+ * member is claimed with the task written at the same time (crds/workspace-pool/claim-binding.ts);
+ * when that claim loses, the usual claim (a few tries) or a cold workspace comes first.
+ */
+async function createWithOwnWorkspace(
+  deps: TaskRoutesDeps,
+  principal: Principal,
+  body: CreateTaskBody,
+  fields: Omit<TaskFields, 'workspace'>,
+  logger: Logger,
+): Promise<Task> {
+  assertAgentComputerSlot(deps, principal, LIMIT_HINT);
+  const spec = { displayName: fields.title, ephemeral: true };
+  const name = randomUUID();
+  const together = await deps.poolClaims.claimAlongside(principal, spec, logger, {
+    taskName: name,
+    write: (member) => {
+      const claims = member.metadata.name;
+      return storeTask(
+        deps,
+        body,
+        taskObject(principal, body, { ...fields, name, workspace: claims, claims }),
+        logger,
+      );
+    },
+    undo: (task) => removeTask(deps, task, body, logger),
+    undoClaim: (member) => removeWorkspace(deps, member, logger),
+  });
+  if (together.outcome === 'claimed') return together.written;
+  const claimed =
+    together.outcome === 'lost' ? await deps.poolClaims.claim(principal, spec, logger) : undefined;
+  const workspace = claimed ?? (await createColdAgentComputer(deps, principal, spec));
+  return storeTaskAfter(deps, principal, body, fields, workspace, logger);
+}
+
+/**
+ * POST /tasks (docs/architecture.md#the-life-of-a-task step 1): policy and limits, then the
+ * workspace (an existing one, or an ephemeral one claimed or made here) and the Task with its first
+ * prompt. All or nothing: a Task that cannot be created takes its new workspace with it.
  */
 export async function createTask(
   deps: TaskRoutesDeps,
@@ -129,29 +220,13 @@ export async function createTask(
   checkExecutor(deps.executors, principal.organization, executor, body.model);
   const title = body.title ?? defaultTitle(body.prompt);
   assertTaskSlot(deps.readModel, principal);
-  const workspace =
-    body.workspaceId === undefined
-      ? await createEphemeralWorkspace(deps, principal, title, logger)
-      : await findWorkspace(deps.readModel, principal.namespace, body.workspaceId);
-  const made = body.workspaceId === undefined ? workspace : undefined;
-  const task = taskObject(principal, body, {
-    executor,
-    title,
-    workspace: workspace.metadata.name,
-    now: deps.now(),
-  });
-  const namespace = principal.namespace;
-  try {
-    if (body.env !== undefined && hasEnv(body))
-      await createTaskEnvSecret(deps.store, namespace, task.metadata.name, body.env);
-    const created = await deps.store.create(TaskType, task);
-    deps.readModel.observeTask(created);
-    if (hasEnv(body)) await adoptTaskEnvSecret(deps.store, created, logger);
-    return created;
-  } catch (err) {
-    if (hasEnv(body))
-      await removeTaskEnvSecret(deps.store, namespace, task.metadata.name).catch(() => undefined);
-    if (made !== undefined) await removeWorkspace(deps, made, logger);
-    throw err;
-  }
+  const fields = { executor, title, now: deps.now() };
+  if (body.workspaceId === undefined) return createWithOwnWorkspace(deps, principal, body, fields, logger);
+  const workspace = await findWorkspace(deps.readModel, principal.namespace, body.workspaceId);
+  return storeTask(
+    deps,
+    body,
+    taskObject(principal, body, { ...fields, workspace: workspace.metadata.name }),
+    logger,
+  );
 }

@@ -29,6 +29,20 @@ export interface WorkspacePoolClaimsDeps {
   now: () => Date;
 }
 
+/** The write a claim is sent with (claimAlongside), and how each is undone when the other fails. */
+export interface ClaimAlongside<T> {
+  /** The task the claim is for: written on the member, so the task runs only once the claim names it. */
+  taskName: string;
+  write(member: AgentComputer): Promise<T>;
+  /** Undoes `write` when the claim lost or failed. */
+  undo(written: T): Promise<void>;
+  /** Undoes the claim when `write` failed (the member is the caller's now: removed, as a cold one would be). */
+  undoClaim(member: AgentComputer): Promise<void>;
+}
+
+export type AlongsideOutcome<T> =
+  { outcome: 'claimed'; member: AgentComputer; written: T } | { outcome: 'empty' } | { outcome: 'lost' };
+
 const keyOf = (ac: AgentComputer): string => `${ac.metadata.namespace ?? ''}/${ac.metadata.name}`;
 
 /**
@@ -78,6 +92,52 @@ export class WorkspacePoolClaims {
     return undefined;
   }
 
+  /**
+   * One claim sent at once with a write that names the member (the task of POST /v1/tasks:
+   * crds/workspace-pool/claim-binding.ts), so the two cost one round trip. Claimed: both were
+   * written. Empty: no member is ready (nothing written). Lost: the claim lost to another claimer
+   * (what `alongside` wrote is undone): the caller claims again the usual way or starts cold. A
+   * failure of either write undoes the other and is thrown.
+   */
+  async claimAlongside<T>(
+    principal: Principal,
+    spec: ClaimerSpec,
+    log: Logger,
+    alongside: ClaimAlongside<T>,
+    needs: WorkspaceNeeds = {},
+  ): Promise<AlongsideOutcome<T>> {
+    const started = performance.now();
+    const member = this.pick(this.candidates(principal.namespace, needs));
+    if (member === undefined) {
+      this.record(ClaimOutcomes.Empty, started);
+      return { outcome: 'empty' };
+    }
+    const [claim, written] = await Promise.allSettled([
+      this.write(member, principal, spec, alongside.taskName),
+      alongside.write(member),
+    ]);
+    if (claim.status === 'fulfilled' && claim.value !== undefined && written.status === 'fulfilled') {
+      const seconds = this.record(ClaimOutcomes.Claimed, started);
+      log.info(
+        {
+          member: claim.value.metadata.name,
+          pool: poolOf(claim.value),
+          attempts: 1,
+          seconds,
+          withTask: true,
+        },
+        'claimed a warm-pool workspace',
+      );
+      return { outcome: 'claimed', member: claim.value, written: written.value };
+    }
+    // Undo whichever write went through, then say why.
+    if (written.status === 'fulfilled') await alongside.undo(written.value);
+    if (claim.status === 'fulfilled' && claim.value !== undefined) await alongside.undoClaim(claim.value);
+    if (written.status === 'rejected') throw written.reason;
+    if (claim.status === 'rejected') throw claim.reason;
+    return { outcome: 'lost' };
+  }
+
   /** The ready members of the organization that meet the needs, as cached. */
   private candidates(namespace: string, needs: WorkspaceNeeds): AgentComputer[] {
     const cache = this.deps.readModel.agentComputers;
@@ -101,13 +161,14 @@ export class WorkspacePoolClaims {
     member: AgentComputer,
     principal: Principal,
     spec: ClaimerSpec,
+    forTask?: string,
   ): Promise<AgentComputer | undefined> {
     const key = keyOf(member);
     this.writing.add(key);
     try {
       const written = await this.deps.store.replace(
         AgentComputerType,
-        claimedMember(member, principal, spec, this.deps.now()),
+        claimedMember(member, principal, spec, this.deps.now(), forTask),
       );
       // Seen here at once: a second claim in this process never picks it (as create.ts does).
       this.deps.readModel.agentComputers.observe(written);

@@ -2,6 +2,7 @@ import {
   AgentComputerSpecSchema,
   DurationSchema,
   POOL_CLAIMED_AT_ANNOTATION,
+  POOL_CLAIMED_FOR_TASK_ANNOTATION,
   POOL_IDLE_TIMEOUT_ANNOTATION,
   POOL_MEMBER_STATE_LABEL,
   PoolMemberStates,
@@ -29,15 +30,17 @@ function templateIdleTimeout(member: AgentComputer): string | undefined {
 
 /**
  * The member as a claim writes it (docs/adr/0008-warm-pools.md): state `claimed` with the time of
- * the claim, the pool's owner reference removed (so deleting the pool no longer takes it; other
- * owners kept), the claimer's key as owner label, and the spec fields a cold create would have
- * written from the same request. Everything else — runtime, resources, the workload — stays.
+ * the claim (and the task it is for, when the task is written with it), the pool's owner reference
+ * removed (so deleting the pool no longer takes it; other owners kept), the claimer's key as owner
+ * label, and the spec fields a cold create would have written from the same request. Everything
+ * else — runtime, resources, the workload — stays.
  */
 export function claimedMember(
   member: AgentComputer,
   principal: Pick<Principal, 'keyId' | 'user'>,
   spec: ClaimerSpec,
   now: Date,
+  forTask?: string,
 ): AgentComputer {
   const chosen = AgentComputerSpecSchema.parse({
     ...spec,
@@ -58,6 +61,7 @@ export function claimedMember(
       annotations: {
         ...member.metadata.annotations,
         [POOL_CLAIMED_AT_ANNOTATION]: now.toISOString(),
+        ...(forTask === undefined ? {} : { [POOL_CLAIMED_FOR_TASK_ANNOTATION]: forTask }),
       },
       ownerReferences: owners.length === 0 ? undefined : owners,
     },

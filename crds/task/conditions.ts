@@ -9,6 +9,8 @@ export const TaskConditionCatalog = defineConditions('Task', {
       WorkspaceReady: 'the workspace is ready',
       WorkspaceStarting: 'waiting for the workspace to be ready (a waiting prompt resumes a hibernated one)',
       WorkspaceMissing: "the workspace does not exist; the task's prompts fail",
+      WorkspaceClaimLost:
+        "the warm-pool claim the task was written with went to another request or never came, for 30 s: the task's prompts fail (the API server deletes such a task itself unless it stopped between its two writes)",
     },
   },
   Dispatched: {

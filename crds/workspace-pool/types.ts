@@ -38,6 +38,14 @@ export const isPoolMemberIn = (object: Pick<KubeObject, 'metadata'>, state: Pool
   object.metadata.labels?.[POOL_MEMBER_STATE_LABEL] === state;
 /** On a claimed member: when it was claimed (RFC 3339, milliseconds); the pool's demand window counts these. */
 export const POOL_CLAIMED_AT_ANNOTATION = 'agentry.dev/claimed-at';
+/**
+ * On a member claimed for a task (POST /v1/tasks without workspaceId): the task's name, written by
+ * the claim itself. The task was written at the same time with TASK_CLAIMED_WORKSPACE_ANNOTATION,
+ * and runs only once the claim that names it is seen (claim-binding.ts).
+ */
+export const POOL_CLAIMED_FOR_TASK_ANNOTATION = 'agentry.dev/claimed-for-task';
+/** On a task written together with its workspace's claim: the member's name (claim-binding.ts). */
+export const TASK_CLAIMED_WORKSPACE_ANNOTATION = 'agentry.dev/claims-workspace';
 /** On every member: the template's idleTimeout, which the claim writes into spec.idleTimeout (a member waits with 0s). */
 export const POOL_IDLE_TIMEOUT_ANNOTATION = 'agentry.dev/pool-idle-timeout';
 /** The pool an installation's default setting (or an Organization's spec.workspacePool) makes in each organization's namespace. */

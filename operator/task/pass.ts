@@ -6,6 +6,8 @@ import type { ArchiveReport } from './prompt-archive.js';
 export interface TaskPass {
   task: Task;
   workspace: AgentComputer | undefined;
+  /** The task was written with a warm-pool claim that went to another task (crds/workspace-pool/claim-binding.ts). */
+  claimLost?: boolean;
   /** A client to the workspace's runner while it is ready for its current generation. */
   runner: RunnerClient | undefined;
   entries: PromptStatusEntry[];

@@ -59,7 +59,8 @@ export interface WorkspaceView {
   reason:
     | typeof TaskReasons.WorkspaceReady
     | typeof TaskReasons.WorkspaceStarting
-    | typeof TaskReasons.WorkspaceMissing;
+    | typeof TaskReasons.WorkspaceMissing
+    | typeof TaskReasons.WorkspaceClaimLost;
   message: string;
 }
 

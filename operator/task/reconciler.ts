@@ -1,4 +1,7 @@
 import {
+  CLAIM_PENDING_BOUND_MS,
+  ClaimBindings,
+  claimBindingOf,
   AgentComputerEventReasons,
   AgentComputerType,
   HIBERNATED_BY_ANNOTATION,
@@ -8,7 +11,7 @@ import {
   isTerminal,
   readyForCurrentSpec,
 } from '../../crds/index.js';
-import type { AgentComputer, Organization, TaskStatus } from '../../crds/index.js';
+import type { AgentComputer, Organization, Task, TaskStatus } from '../../crds/index.js';
 import type { EventRecorder } from '../../platform/events.js';
 import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
@@ -58,6 +61,28 @@ export interface TaskReconcilerOptions extends PromptRunnerOptions {
   objectStore?: ObjectStore | undefined;
 }
 
+/**
+ * The task's workspace as a pass works with it, given the claim the task may have been written with
+ * (crds/workspace-pool/claim-binding.ts): a claim not seen yet is waited for (its watch event wakes
+ * the task), a lost one too (the API server deletes the task). Only a task left so for
+ * CLAIM_PENDING_BOUND_MS from its creation (its API server stopped between the writes) goes on, as
+ * claimLost, to fail.
+ */
+function boundWorkspace(
+  task: Task,
+  stored: AgentComputer | undefined,
+  now: Date,
+): { waitMs: number } | { workspace: AgentComputer | undefined; claimLost: boolean } {
+  const binding = claimBindingOf(task, stored);
+  if (binding !== ClaimBindings.Lost && binding !== ClaimBindings.Pending)
+    return { workspace: stored, claimLost: false };
+  const created = Date.parse(task.metadata.creationTimestamp ?? '');
+  const waitMs = Number.isNaN(created)
+    ? CLAIM_PENDING_BOUND_MS
+    : created + CLAIM_PENDING_BOUND_MS - now.getTime();
+  return waitMs > 0 ? { waitMs } : { workspace: undefined, claimLost: true };
+}
+
 /** The earlier of a requeue and another wait. */
 const soonest = (
   result: ReconcileResult | undefined,
@@ -102,15 +127,28 @@ export class TaskReconciler implements Reconciler {
       await purgeTask(this.options, task);
       return undefined;
     }
-    const workspace = await store.get(AgentComputerType, namespace, task.spec.workspace);
+    const bound = boundWorkspace(
+      task,
+      await store.get(AgentComputerType, namespace, task.spec.workspace),
+      now,
+    );
+    if ('waitMs' in bound) return { requeueAfterMs: bound.waitMs };
+    const { workspace, claimLost } = bound;
     const pass: TaskPass = {
       task,
       workspace,
+      claimLost,
       runner: this.runnerOf(workspace),
       entries: entriesOf(task),
       now,
       organization: this.organizationOf(namespace),
     };
+    return this.run(pass);
+  }
+
+  /** One pass over the task: converge, write its status, hibernate an idle ephemeral workspace, follow its events. */
+  private async run(pass: TaskPass): Promise<ReconcileResult | undefined> {
+    const { task, workspace, now } = pass;
     await this.converge(pass);
     await this.writeStatus(pass);
     const idle = idleEphemeralWorkspace(workspace, pass.entries, {
@@ -119,7 +157,7 @@ export class TaskReconciler implements Reconciler {
       now,
     });
     if (idle?.waitMs === 0)
-      await hibernateEphemeralWorkspace(store, this.options.events, task, idle.workspace);
+      await hibernateEphemeralWorkspace(this.options.store, this.options.events, task, idle.workspace);
     this.follow(pass);
     return soonest(this.requeue(pass), idle === undefined || idle.waitMs === 0 ? undefined : idle.waitMs);
   }
@@ -131,6 +169,10 @@ export class TaskReconciler implements Reconciler {
 
   private async converge(pass: TaskPass): Promise<void> {
     await this.runner.cancelRequested(pass);
+    if (pass.claimLost === true) {
+      this.endAll(pass, 'failed', `workspace ${pass.task.spec.workspace} was claimed by another request`);
+      return;
+    }
     if (pass.workspace === undefined) {
       this.endAll(pass, 'failed', `workspace ${pass.task.spec.workspace} does not exist`);
       return;
@@ -196,6 +238,11 @@ export class TaskReconciler implements Reconciler {
 
   private workspaceView(pass: TaskPass): WorkspaceView {
     const name = pass.task.spec.workspace;
+    if (pass.claimLost === true)
+      return {
+        reason: TaskReasons.WorkspaceClaimLost,
+        message: `workspace ${name} was claimed by another request`,
+      };
     if (pass.workspace === undefined)
       return { reason: TaskReasons.WorkspaceMissing, message: `workspace ${name} does not exist` };
     if (pass.runner !== undefined)

@@ -98,17 +98,22 @@ export async function addPoolMember(
  * Claims `member` with the API server's own claim write (api/workspace-pool/claimed-member.ts) over
  * the version read; when the operator wrote it in between (a status), reads it again and claims it
  * if it is still available, as the API's claim moves on after a conflict.
+ * `forTask` names the task the claim is written with (crds/workspace-pool/claim-binding.ts).
  */
 export async function claimMember(
   store: ResourceStore,
   member: AgentComputer,
   claimer: ClaimerSpec = { displayName: 'Claimed workspace' },
+  forTask?: string,
 ): Promise<AgentComputer> {
   const principal = { keyId: 'key-1', user: 'user-1' };
   let current = member;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await store.replace(AgentComputerType, claimedMember(current, principal, claimer, new Date()));
+      return await store.replace(
+        AgentComputerType,
+        claimedMember(current, principal, claimer, new Date(), forTask),
+      );
     } catch (err) {
       if (!isStoreError(err, 'Conflict') || attempt === 5) throw err;
       const fresh = await store.get(AgentComputerType, member.metadata.namespace, member.metadata.name);

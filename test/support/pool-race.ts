@@ -1,7 +1,12 @@
 import { expect } from '@jest/globals';
 import { z } from 'zod';
 import { isClaimable } from '../../api/workspace-pool/members.js';
-import { AgentComputerType, POOL_CLAIMED_AT_ANNOTATION } from '../../crds/index.js';
+import {
+  AgentComputerType,
+  POOL_CLAIMED_AT_ANNOTATION,
+  POOL_CLAIMED_FOR_TASK_ANNOTATION,
+  TaskType,
+} from '../../crds/index.js';
 import { call, eventually } from './api-server.js';
 import type { TestApi } from './api-server.js';
 import { addPoolMember, createPool } from './pool-members.js';
@@ -41,15 +46,23 @@ export async function raceReplicasForMembers(
         body: { prompt: `race ${i}`, executor: 'shell' },
       });
       if (res.status !== 201) throw new Error(`POST /v1/tasks answered ${res.status}: ${await res.text()}`);
-      return CreatedTaskSchema.parse(await res.json()).workspaceId;
+      return CreatedTaskSchema.parse(await res.json());
     }),
   );
-  expect(new Set(answers).size).toBe(options.tasks);
-  const claimed = answers.filter((id) => names.includes(id));
+  const workspaces = answers.map((task) => task.workspaceId);
+  expect(new Set(workspaces).size).toBe(options.tasks);
+  const claimed = answers.filter((task) => names.includes(task.workspaceId));
   expect(claimed.length).toBeGreaterThan(0);
-  for (const name of claimed) {
-    const member = await first.store.get(AgentComputerType, options.namespace, name);
+  for (const task of claimed) {
+    const member = await first.store.get(AgentComputerType, options.namespace, task.workspaceId);
     expect(member?.metadata.annotations?.[POOL_CLAIMED_AT_ANNOTATION]).toBeDefined();
+    // A claim written with its task names it; one that lost left no task behind (checked below).
+    const forTask = member?.metadata.annotations?.[POOL_CLAIMED_FOR_TASK_ANNOTATION];
+    if (forTask !== undefined) expect(forTask).toBe(task.id);
   }
-  return answers;
+  const stored = await first.store.list(TaskType, { namespace: options.namespace });
+  expect(stored.items.map((task) => task.metadata.name).sort()).toEqual(
+    answers.map((task) => task.id).sort(),
+  );
+  return workspaces;
 }
