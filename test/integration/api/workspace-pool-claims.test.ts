@@ -8,6 +8,9 @@ import { AgentComputerRecordSchema } from '../../../api/agent-computer/present.j
 import {
   AgentComputerType,
   POOL_CLAIMED_AT_ANNOTATION,
+  POOL_CLAIMED_FOR_TASK_ANNOTATION,
+  TASK_CLAIMED_WORKSPACE_ANNOTATION,
+  TaskType,
   POOL_MEMBER_STATE_LABEL,
   PoolMemberStates,
   WorkspacePoolType,
@@ -102,6 +105,16 @@ describe('a task without workspaceId', () => {
       ephemeral: true,
       idleTimeout: '7m',
     });
+  });
+
+  it('writes the task with the claim, each naming the other, so the operator runs it only once the claim is seen', async () => {
+    const { key, pool } = await organizationWithPool('claim-together');
+    await readyMember(pool, 'member-1');
+    const task = await createTask(api, key, { prompt: 'Together', executor: 'shell' });
+    const member = await stored(namespaceOf('claim-together'), 'member-1');
+    const written = await api.store.get(TaskType, namespaceOf('claim-together'), task.id);
+    expect(member?.metadata.annotations?.[POOL_CLAIMED_FOR_TASK_ANNOTATION]).toBe(task.id);
+    expect(written?.metadata.annotations?.[TASK_CLAIMED_WORKSPACE_ANNOTATION]).toBe('member-1');
   });
 
   it('logs the claim with the request id, the member, its pool and the attempts it took', async () => {
