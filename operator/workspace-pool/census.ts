@@ -48,7 +48,6 @@ export interface PoolCensus {
 const isAvailable = (ac: AgentComputer): boolean => isPoolMemberIn(ac, PoolMemberStates.Available);
 const isClaimed = (ac: AgentComputer): boolean => isPoolMemberIn(ac, PoolMemberStates.Claimed);
 
-/** When a claimed member was claimed, or undefined when the annotation is missing or unreadable. */
 /** When a failing member is due for replacement: its failure's start (the Provisioned condition's transition) plus the grace. */
 function replacementDueAt(ac: AgentComputer, graceMs: number): number {
   const provisioned = findCondition(ac.status?.conditions, AgentComputerConditions.Provisioned);
