@@ -77,11 +77,7 @@ export class WorkspacePoolClaims {
       if (member === undefined) break;
       const claimed = await this.write(member, principal, spec);
       if (claimed === undefined) continue;
-      const seconds = this.record(ClaimOutcomes.Claimed, started);
-      log.info(
-        { member: claimed.metadata.name, pool: poolOf(claimed), attempts: attempt, seconds },
-        'claimed a warm-pool workspace',
-      );
+      this.recordClaimed(claimed, { attempts: attempt }, started, log);
       return claimed;
     }
     const seconds = this.record(ClaimOutcomes.Contended, started);
@@ -117,17 +113,7 @@ export class WorkspacePoolClaims {
       alongside.write(member),
     ]);
     if (claim.status === 'fulfilled' && claim.value !== undefined && written.status === 'fulfilled') {
-      const seconds = this.record(ClaimOutcomes.Claimed, started);
-      log.info(
-        {
-          member: claim.value.metadata.name,
-          pool: poolOf(claim.value),
-          attempts: 1,
-          seconds,
-          withTask: true,
-        },
-        'claimed a warm-pool workspace',
-      );
+      this.recordClaimed(claim.value, { attempts: 1, withTask: true }, started, log);
       return { outcome: 'claimed', member: claim.value, written: written.value };
     }
     // Undo whichever write went through, then say why.
@@ -179,6 +165,20 @@ export class WorkspacePoolClaims {
     } finally {
       this.writing.delete(key);
     }
+  }
+
+  /** Counts a claim that got its member, and logs it with how it went. */
+  private recordClaimed(
+    member: AgentComputer,
+    how: { attempts: number; withTask?: boolean },
+    started: number,
+    log: Logger,
+  ): void {
+    const seconds = this.record(ClaimOutcomes.Claimed, started);
+    log.info(
+      { member: member.metadata.name, pool: poolOf(member), ...how, seconds },
+      'claimed a warm-pool workspace',
+    );
   }
 
   /** Counts the outcome and its time; returns the time in seconds, for the log line. */

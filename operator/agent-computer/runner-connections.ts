@@ -33,7 +33,8 @@ interface KeptMember {
   timer?: NodeJS.Timeout;
 }
 
-const keyOf = (ac: AgentComputer): string => `${ac.metadata.namespace ?? ''}/${ac.metadata.name}`;
+const keyFor = (namespace: string, name: string): string => `${namespace}/${name}`;
+const keyOf = (ac: AgentComputer): string => keyFor(ac.metadata.namespace ?? '', ac.metadata.name);
 
 /**
  * The operator's connections to ready runners (docs/workspace-pools.md#warm-connections). A prompt
@@ -68,14 +69,14 @@ export class RunnerConnections {
     const endpoint = this.reachable(ac) ? ac.status?.endpoint : undefined;
     if (endpoint !== undefined && isPoolMemberIn(ac, PoolMemberStates.Available)) {
       if (this.members.get(key)?.endpoint === endpoint) return; // its timer keeps it open
-      this.forget(ac.metadata.namespace ?? '', ac.metadata.name);
+      this.stop(key);
       const member: KeptMember = { endpoint, client: this.clientOf(ac, endpoint), failures: 0 };
       this.members.set(key, member);
       this.askMember(key, member);
       return;
     }
-    this.forget(ac.metadata.namespace ?? '', ac.metadata.name);
-    if (endpoint !== undefined && becameReady) void this.ask(ac, this.clientOf(ac, endpoint));
+    this.stop(key);
+    if (endpoint !== undefined && becameReady) void this.ask(key, this.clientOf(ac, endpoint));
   }
 
   /** Resolves once every health check sent so far has been answered (or failed). */
@@ -85,9 +86,7 @@ export class RunnerConnections {
 
   /** The workspace is gone, claimed or no longer ready: nothing to keep for it. */
   forget(namespace: string, name: string): void {
-    const key = `${namespace}/${name}`;
-    clearTimeout(this.members.get(key)?.timer);
-    this.members.delete(key);
+    this.stop(keyFor(namespace, name));
   }
 
   /** Stops every member's timer (the operator is stopping). */
@@ -111,13 +110,19 @@ export class RunnerConnections {
     });
   }
 
-  /** One health check; resolves whether it was answered. */
-  private ask(workspace: AgentComputer | string, client: RunnerClient): Promise<boolean> {
+  /** Stops keeping the member `key` open, if it was. */
+  private stop(key: string): void {
+    clearTimeout(this.members.get(key)?.timer);
+    this.members.delete(key);
+  }
+
+  /** One health check of the workspace `key`'s runner; resolves whether it was answered. */
+  private ask(key: string, client: RunnerClient): Promise<boolean> {
     const asked = client.ping().then(
       () => true,
       (err: unknown) => {
         this.options.logger.debug(
-          { err, agentComputer: typeof workspace === 'string' ? workspace : keyOf(workspace) },
+          { err, agentComputer: key },
           'opening the connection to the runner failed; asking again, or the next prompt opens its own',
         );
         return false;
