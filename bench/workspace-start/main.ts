@@ -37,7 +37,8 @@
 //      BENCH_LOG_LEVEL    the embedded stack's log level (default silent); on the real node, the chart's
 //                         logLevel of the installed API and operator (default: the chart's)
 //      BENCH_REAL_NODE_LOGS
-//                         a directory the real node's Pod logs are copied to before teardown
+//                         a directory the real node's Pod logs are copied to before teardown (the
+//                         workspace Pods' every 0.5 s during the run: a claimed member's goes with it)
 import { availableParallelism } from 'node:os';
 import { loadAverage } from '../support/format.js';
 import { interruption } from '../task-latency/config.js';

@@ -16,6 +16,7 @@ import {
   REAL_NODE_POOL_CPU,
   REAL_NODE_SIZES,
 } from './config.js';
+import { keepPodLogs } from './kept-pod-logs.js';
 import { nodeActivity } from './node-activity.js';
 import { podTimeline } from './pod-timeline.js';
 import type { Target } from './target.js';
@@ -33,6 +34,9 @@ export async function onRealNode(work: (target: Target) => Promise<void>): Promi
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(state.kubeconfig);
   const store = KubernetesStore.fromKubeConfig(kubeConfig);
+  const logsDir = REAL_NODE_LOGS_DIR;
+  const stopKeeping =
+    logsDir === undefined ? undefined : keepPodLogs(node.paths.podLogs, state.orgNamespace, logsDir);
   try {
     await raiseOrganizationLimits(store, state.org, ORGANIZATION_LIMITS);
     await work({
@@ -47,7 +51,7 @@ export async function onRealNode(work: (target: Target) => Promise<void>): Promi
     });
   } finally {
     await cleanupStep('closing the store', () => store.close());
-    const logsDir = REAL_NODE_LOGS_DIR;
+    if (stopKeeping !== undefined) await cleanupStep('keeping the workspace logs', stopKeeping);
     if (logsDir !== undefined)
       await cleanupStep(`copying the Pod logs to ${logsDir}`, () =>
         cp(node.paths.podLogs, logsDir, { recursive: true }),

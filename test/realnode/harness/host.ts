@@ -9,8 +9,8 @@ import { snapshotChains } from './iptables.js';
 
 const execFile = promisify(execFileCallback);
 
-/** Commands the node needs, with the Debian package that provides each. */
-const REQUIRED_COMMANDS: Record<string, string> = {
+/** Commands the node needs, with the Debian package that provides each (all in scripts/test-packages.txt). */
+export const REQUIRED_COMMANDS: Record<string, string> = {
   containerd: 'containerd',
   ctr: 'containerd',
   runc: 'runc',
