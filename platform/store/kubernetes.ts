@@ -38,8 +38,9 @@ export interface KubernetesStoreOptions {
    */
   watchTimeoutSeconds?: number;
   /**
-   * Connections kept alive for requests other than watches, at most, at once (more requests queue);
-   * default 32. Each watch has a connection of its own besides.
+   * Requests other than watches in flight at once, at most (more queue); default 32. Over HTTP/2
+   * they share one connection; over HTTP/1.1 (an http or proxied server, or one without HTTP/2)
+   * each has a kept-alive connection. Each watch has a connection of its own besides.
    */
   maxConnections?: number;
   /** Objects per page when listing; default 500. */

@@ -6,6 +6,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Cluster, KubeConfig } from '@kubernetes/client-node';
 import { ConnectionPools } from './connection-pools.js';
 import type { ConnectionUse } from './connection-pools.js';
+import { Http2Refused, Http2Sessions } from './http2-sessions.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -51,7 +52,11 @@ async function* chunks(stream: Readable): AsyncGenerator<Buffer> {
 async function readBody(response: IncomingMessage): Promise<unknown> {
   const parts: Buffer[] = [];
   for await (const chunk of chunks(response)) parts.push(chunk);
-  const text = Buffer.concat(parts).toString('utf8');
+  return parseBody(Buffer.concat(parts));
+}
+
+function parseBody(raw: Buffer): unknown {
+  const text = raw.toString('utf8');
   try {
     const parsed: unknown = JSON.parse(text);
     return parsed;
@@ -93,6 +98,15 @@ function headerRecord(headers: https.RequestOptions['headers']): OutgoingHttpHea
   return record;
 }
 
+/** A request with what the kubeconfig adds to it, ready to send over either protocol. */
+interface PreparedRequest {
+  url: URL;
+  cluster: Cluster;
+  tls: https.RequestOptions;
+  headers: OutgoingHttpHeaders;
+  body: string | undefined;
+}
+
 interface SendOptions {
   use: ConnectionUse;
   signal?: AbortSignal;
@@ -104,33 +118,55 @@ interface SendOptions {
 export interface KubeConfigTransportOptions {
   /** How long a request other than a watch may go without an answer. */
   requestTimeoutMs: number;
-  /** Connections for requests other than watches, at most, at once. */
+  /** Requests other than watches in flight at once, at most (HTTP/1.1: each on a connection of its own). */
   maxConnections: number;
 }
 
 /**
- * Talks to the API server of a kubeconfig's current context with Node's http(s) client; the
- * kubeconfig supplies TLS (CA, client certificate), the Authorization header (token, exec or auth
- * provider, refreshed per request), basic auth, impersonation and proxies. Requests reuse kept-alive
- * connections: a TLS handshake per request cost a first reconcile ~27%.
+ * Talks to the API server of a kubeconfig's current context; the kubeconfig supplies TLS (CA,
+ * client certificate), the Authorization header (token, exec or auth provider, refreshed per
+ * request), basic auth, impersonation and proxies. Requests go over HTTP/2 to an https server
+ * without a proxy (http2-sessions.ts: one connection carries requests made at once, as client-go's
+ * does), else over kept-alive HTTP/1.1 connections (a TLS handshake per request cost a first
+ * reconcile ~27%). Watches hold HTTP/1.1 connections of their own.
  */
 export class KubeConfigTransport implements KubeTransport {
   private readonly pools: ConnectionPools;
+  private readonly http2: Http2Sessions;
+  /** Servers that did not offer HTTP/2: their requests go over HTTP/1.1 from then on. */
+  private readonly http1Only = new Set<string>();
 
   constructor(
     private readonly kubeConfig: KubeConfig,
     private readonly options: KubeConfigTransportOptions,
   ) {
     this.pools = new ConnectionPools(options.maxConnections);
+    this.http2 = new Http2Sessions(options.maxConnections);
   }
 
   async request(request: KubeRequest): Promise<KubeResponse> {
-    const response = await this.send(request, { use: 'request', timeoutMs: this.options.requestTimeoutMs });
+    const prepared = await this.prepare(request);
+    const timeoutMs = this.options.requestTimeoutMs;
+    if (this.overHttp2(prepared)) {
+      try {
+        const { url, headers, body } = prepared;
+        const { ca, cert, key, pfx, passphrase, servername, rejectUnauthorized } = prepared.tls;
+        const tls = { ca, cert, key, pfx, passphrase, servername, rejectUnauthorized };
+        const method = request.method;
+        const answer = await this.http2.request({ url, tls, method, headers, body, timeoutMs });
+        return { status: answer.status, body: parseBody(answer.body) };
+      } catch (err) {
+        if (!(err instanceof Http2Refused)) throw err;
+        this.http1Only.add(prepared.url.origin);
+      }
+    }
+    const response = await this.send(request.method, prepared, { use: 'request', timeoutMs });
     return { status: response.statusCode ?? 0, body: await readBody(response) };
   }
 
   async stream(request: KubeRequest, signal: AbortSignal): Promise<KubeStream> {
-    const response = await this.send(request, { use: 'watch', signal, probeIdle: true });
+    const prepared = await this.prepare(request);
+    const response = await this.send(request.method, prepared, { use: 'watch', signal, probeIdle: true });
     if (response.statusCode === 200) return { ok: true, lines: splitLines(response) };
     return { ok: false, response: { status: response.statusCode ?? 0, body: await readBody(response) } };
   }
@@ -147,12 +183,17 @@ export class KubeConfigTransport implements KubeTransport {
     return url;
   }
 
-  /** Closes every connection, pooled or streaming (KubernetesStore.close calls it). */
+  /** Closes every connection, pooled, multiplexed or streaming (KubernetesStore.close calls it). */
   close(): void {
     this.pools.close();
+    this.http2.close();
   }
 
-  private async send(request: KubeRequest, options: SendOptions): Promise<IncomingMessage> {
+  private overHttp2({ url, cluster }: PreparedRequest): boolean {
+    return url.protocol === 'https:' && cluster.proxyUrl === undefined && !this.http1Only.has(url.origin);
+  }
+
+  private async prepare(request: KubeRequest): Promise<PreparedRequest> {
     const cluster = this.cluster();
     const url = this.url(cluster, request);
     // Per request, as client-node does: tokens and exec credentials refresh, certificate files are re-read.
@@ -164,9 +205,17 @@ export class KubeConfigTransport implements KubeTransport {
       headers['Content-Type'] = 'application/json';
       headers['Content-Length'] = Buffer.byteLength(body);
     }
+    return { url, cluster, tls, headers, body };
+  }
+
+  private send(
+    method: HttpMethod,
+    { url, cluster, tls, headers, body }: PreparedRequest,
+    options: SendOptions,
+  ): Promise<IncomingMessage> {
     const requestOptions: https.RequestOptions = {
       ...tls,
-      method: request.method,
+      method,
       headers,
       signal: options.signal,
       // client-node's agent (new per call, so never reused) is replaced, unless it is a proxy's.
