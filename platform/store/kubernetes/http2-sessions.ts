@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import http2 from 'node:http2';
-import type { ClientHttp2Session, OutgoingHttpHeaders, SecureClientSessionOptions } from 'node:http2';
+import type {
+  ClientHttp2Session,
+  ClientHttp2Stream,
+  OutgoingHttpHeaders,
+  SecureClientSessionOptions,
+} from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 
 /** What one request over HTTP/2 is: the transport's request with its TLS material resolved. */
@@ -100,9 +105,23 @@ export class Http2Sessions {
     try {
       return await this.send(exchange);
     } finally {
-      this.inFlight--;
-      this.waiting.shift()?.();
+      // The place goes to the next waiting request, or back.
+      const next = this.waiting.shift();
+      if (next === undefined) this.inFlight--;
+      else next();
     }
+  }
+
+  /** Closes every connection (the store is closing); requests under way fail. */
+  close(): void {
+    for (const pending of this.sessions.values())
+      void pending.then(
+        (session) => {
+          session.destroy();
+        },
+        () => undefined,
+      );
+    this.sessions.clear();
   }
 
   private place(): Promise<void> {
@@ -110,7 +129,6 @@ export class Http2Sessions {
       this.inFlight++;
       return Promise.resolve();
     }
-    // The place is handed over by the request that ends: inFlight stays counted.
     return new Promise((resolve) =>
       this.waiting.push(() => {
         resolve();
@@ -120,9 +138,8 @@ export class Http2Sessions {
 
   private async send(exchange: Http2Exchange): Promise<Http2Answer> {
     for (let attempt = 1; ; attempt++) {
-      const session = await this.session(exchange.url.origin, exchange.tls);
       try {
-        return await this.exchange(session, exchange);
+        return await this.exchange(await this.session(exchange), exchange);
       } catch (err) {
         if (attempt === 1 && err instanceof UnsentStream) continue;
         throw err instanceof UnsentStream && err.cause !== undefined ? err.cause : err;
@@ -130,23 +147,17 @@ export class Http2Sessions {
     }
   }
 
-  /** Closes every connection (the store is closing); requests under way fail. */
-  close(): void {
-    for (const pending of this.sessions.values())
-      void pending.then(
-        (s) => {
-          s.destroy();
-        },
-        () => undefined,
-      );
-    this.sessions.clear();
-  }
-
-  private session(origin: string, tls: SecureClientSessionOptions): Promise<ClientHttp2Session> {
-    const key = sessionKey(origin, tls);
+  /** The open connection for the request's server and TLS identity, connecting when there is none. */
+  private async session(exchange: Http2Exchange): Promise<ClientHttp2Session> {
+    const origin = exchange.url.origin;
+    const key = sessionKey(origin, exchange.tls);
     const existing = this.sessions.get(key);
-    if (existing !== undefined) return existing;
-    const connecting = this.connect(origin, tls, key);
+    if (existing !== undefined) {
+      const session = await existing.catch(() => undefined);
+      if (session !== undefined && !session.closed && !session.destroyed) return session;
+      if (this.sessions.get(key) === existing) this.sessions.delete(key);
+    }
+    const connecting = this.sessions.get(key) ?? this.connect(origin, exchange, key);
     this.sessions.set(key, connecting);
     connecting.catch(() => {
       if (this.sessions.get(key) === connecting) this.sessions.delete(key);
@@ -154,10 +165,16 @@ export class Http2Sessions {
     return connecting;
   }
 
-  private connect(origin: string, tls: SecureClientSessionOptions, key: string): Promise<ClientHttp2Session> {
+  private connect(origin: string, exchange: Http2Exchange, key: string): Promise<ClientHttp2Session> {
     return new Promise((resolve, reject) => {
-      const session = http2.connect(origin, tls);
+      const session = http2.connect(origin, exchange.tls);
+      const timer = setTimeout(() => {
+        session.destroy(new Error(`no connection within ${exchange.timeoutMs} ms`));
+      }, exchange.timeoutMs);
       const forget = (): void => {
+        clearTimeout(timer);
+        // Settled by now unless it closed before connecting; then this rejection is the one that counts.
+        reject(new UnsentStream(`the connection to ${origin} closed before it was ready`));
         void this.sessions.get(key)?.then(
           (current) => {
             if (current === session) this.sessions.delete(key);
@@ -166,6 +183,7 @@ export class Http2Sessions {
         );
       };
       session.once('connect', (_session, socket) => {
+        clearTimeout(timer);
         if ((socket as TLSSocket).alpnProtocol !== 'h2') {
           session.destroy();
           reject(new Http2Refused(`${origin} did not offer HTTP/2`));
@@ -194,7 +212,14 @@ export class Http2Sessions {
       let status = 0;
       let ended = false;
       const parts: Buffer[] = [];
-      const stream = session.request(http2Headers(exchange));
+      let stream: ClientHttp2Stream;
+      try {
+        stream = session.request(http2Headers(exchange));
+      } catch (err) {
+        // Thrown before anything was sent (the session is closing after a GOAWAY): safe to send again.
+        reject(new UnsentStream('the connection closed', { cause: err }));
+        return;
+      }
       stream.on('response', (headers) => {
         status = headers[':status'] ?? 0;
       });
