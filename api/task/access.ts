@@ -55,6 +55,39 @@ export async function findTask(readModel: ReadModel, principal: Principal, id: s
   return task;
 }
 
+/**
+ * How long a stream follows the copy findTask read from the store while this replica's watch has
+ * not delivered the task yet (it was created through another API replica a moment ago).
+ */
+export const READ_THROUGH_GRACE_MS = 30_000;
+
+/**
+ * The task as a long-lived reader (an event stream) sees it from now on: as cached, and undefined
+ * once it is gone or no longer visible to the principal. Until the cache has had it, the copy
+ * `found` (read through to the store), for at most READ_THROUGH_GRACE_MS: a client that creates a
+ * task through one replica and opens its stream on another follows the task rather than seeing it
+ * end at once. (The stream reads it on every change of the task, so a deletion after the cache
+ * had it is seen.)
+ */
+export function taskAsCached(
+  readModel: ReadModel,
+  principal: Pick<Principal, 'namespace' | 'user'>,
+  found: Task,
+  now: () => number = Date.now,
+): () => Task | undefined {
+  const { name } = found.metadata;
+  const graceEnds = now() + READ_THROUGH_GRACE_MS;
+  let cached = false;
+  return () => {
+    const latest = readModel.tasks.get(principal.namespace, name);
+    if (latest !== undefined) {
+      cached = true;
+      return visibleTo(latest, principal) ? latest : undefined;
+    }
+    return !cached && now() < graceEnds ? found : undefined;
+  };
+}
+
 /** findTask without a promise when the task is cached, as it nearly always is (GET /v1/tasks/:id). */
 export function findTaskSoon(readModel: ReadModel, principal: Principal, id: string): Task | Promise<Task> {
   const cached = readModel.tasks.get(principal.namespace, id);

@@ -4,7 +4,7 @@ import type { Task } from '../../crds/index.js';
 import { ApiError } from '../errors.js';
 import { defineRoute } from '../route.js';
 import type { RouteDefinition } from '../route.js';
-import { findTask, visibleTo } from './access.js';
+import { findTask, taskAsCached } from './access.js';
 import { archivedPromptEvents, isArchived } from './archived-events.js';
 import type { TaskRoutesDeps } from './access.js';
 import { TaskEventStream } from './event-stream.js';
@@ -106,14 +106,8 @@ export const taskEventsRoute = (deps: TaskRoutesDeps): RouteDefinition =>
     },
     handler: async ({ params, query, principal, req, res }) => {
       const task = await findTask(deps.readModel, principal, params.id);
-      await streamTaskEvents(deps, req, res, {
-        task,
-        query,
-        current: () => {
-          const latest = deps.readModel.tasks.get(principal.namespace, task.metadata.name);
-          return latest !== undefined && visibleTo(latest, principal) ? latest : undefined;
-        },
-      });
+      const current = taskAsCached(deps.readModel, principal, task);
+      await streamTaskEvents(deps, req, res, { task, query, current });
       return undefined;
     },
   });

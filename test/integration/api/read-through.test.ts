@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { findWorkspace } from '../../../api/agent-computer/find-workspace.js';
 import { ApiError } from '../../../api/errors.js';
 import { ReadModel } from '../../../api/read-model.js';
-import { findTask } from '../../../api/task/access.js';
+import { READ_THROUGH_GRACE_MS, findTask, taskAsCached } from '../../../api/task/access.js';
 import { AgentComputerSpecSchema } from '../../../crds/agent-computer/types.js';
 import { AgentComputerType, NamespaceType, TaskType } from '../../../crds/index.js';
 import { OrganizationType } from '../../../crds/index.js';
@@ -68,5 +68,47 @@ describe('a replica whose cache has not seen a new object yet', () => {
     await expect(
       findTask(lagging, { ...principal, namespace: 'agentry-org-other' }, 'just-made'),
     ).rejects.toBeInstanceOf(ApiError);
+  });
+});
+
+describe('an event stream on a replica whose cache has not seen its task yet (GET /v1/tasks/:id/events)', () => {
+  it('follows the copy it read from the store until the cache has the task, then the cached one', async () => {
+    const model = new ReadModel(store, {
+      controlNamespace: 'agentry-system',
+      logger: createLogger({ level: 'silent' }),
+    });
+    const found = await findTask(model, principal, 'just-made');
+    const current = taskAsCached(model, principal, found);
+    expect(current()).toBe(found);
+    const delivered = { ...found, metadata: { ...found.metadata, resourceVersion: 'later' } };
+    model.observeTask(delivered);
+    expect(current()).toBe(delivered);
+  });
+
+  it('sees the task gone once the cache had it and then lost it, within the grace too', async () => {
+    const model = new ReadModel(store, {
+      controlNamespace: 'agentry-system',
+      logger: createLogger({ level: 'silent' }),
+    });
+    const found = await findTask(model, principal, 'just-made');
+    const current = taskAsCached(model, principal, found);
+    model.observeTask(found);
+    expect(current()).toBe(found); // the stream reads it on every change of the task
+    model.observeTask(found, true);
+    expect(current()).toBeUndefined();
+  });
+
+  it('sees a task the cache never delivered as gone after the grace', async () => {
+    const model = new ReadModel(store, {
+      controlNamespace: 'agentry-system',
+      logger: createLogger({ level: 'silent' }),
+    });
+    const found = await findTask(model, principal, 'just-made');
+    let now = 1_000;
+    const current = taskAsCached(model, principal, found, () => now);
+    now += READ_THROUGH_GRACE_MS - 1;
+    expect(current()).toBe(found);
+    now += 1;
+    expect(current()).toBeUndefined();
   });
 });
