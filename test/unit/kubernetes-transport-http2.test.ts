@@ -119,6 +119,24 @@ describe('KubeConfigTransport over HTTP/2', () => {
     expect(seen).toEqual(['Bearer sekret']);
   });
 
+  it('sends a DELETE with its preconditions as the body, and a GET with none', async () => {
+    const bodies: string[] = [];
+    const server = await started('h2', (req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        bodies.push(`${req.method ?? ''} ${body}`);
+        answer(req, res);
+      });
+    });
+    const store = storeOn(server);
+    await store.get(SecretType, 'ns-a', 's1');
+    await store.delete(SecretType, 'ns-a', 's1', { uid: 'u-1' });
+    expect(bodies[0]).toBe('GET ');
+    expect(bodies[1]).toMatch(/^DELETE .*"uid":"u-1"/);
+  });
+
   it('falls back to HTTP/1.1 for a server without HTTP/2, and stays there', async () => {
     const server = await started('http1');
     const store = storeOn(server);

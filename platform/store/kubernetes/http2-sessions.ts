@@ -184,6 +184,9 @@ export class Http2Sessions {
       };
       session.once('connect', (_session, socket) => {
         clearTimeout(timer);
+        // Frames go out as written: with Nagle's algorithm a request's DATA frame waited for the
+        // ACK of its HEADERS, up to the server's delayed-ACK time (40 ms on Linux).
+        (socket as TLSSocket).setNoDelay(true);
         if ((socket as TLSSocket).alpnProtocol !== 'h2') {
           session.destroy();
           reject(new Http2Refused(`${origin} did not offer HTTP/2`));
@@ -214,7 +217,8 @@ export class Http2Sessions {
       const parts: Buffer[] = [];
       let stream: ClientHttp2Stream;
       try {
-        stream = session.request(http2Headers(exchange));
+        // A request without a body ends with its headers (Node ends GET and DELETE so by itself).
+        stream = session.request(http2Headers(exchange), { endStream: exchange.body === undefined });
       } catch (err) {
         // Thrown before anything was sent (the session is closing after a GOAWAY): safe to send again.
         reject(new UnsentStream('the connection closed', { cause: err }));
@@ -243,7 +247,7 @@ export class Http2Sessions {
         reject(new Error(`no answer within ${exchange.timeoutMs} ms`));
         this.dropIfDead(session);
       });
-      stream.end(exchange.body);
+      if (exchange.body !== undefined) stream.end(exchange.body);
     }).finally(() => {
       this.opened(session, -1);
     });
