@@ -43,6 +43,8 @@ export interface KubernetesStoreOptions {
    * each has a kept-alive connection. Each watch has a connection of its own besides.
    */
   maxConnections?: number;
+  /** Every request over HTTP/1.1; default: whether the environment sets DISABLE_HTTP2, as for client-go. */
+  disableHttp2?: boolean;
   /** Objects per page when listing; default 500. */
   listPageSize?: number;
   /** Attempts of an unconditional replaceStatus that keeps meeting conflicts; default 5. */
@@ -75,6 +77,8 @@ export class KubernetesStore implements ResourceStore {
     const transport = new KubeConfigTransport(kubeConfig, {
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
       maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+      // As client-go: any value of DISABLE_HTTP2 keeps requests on HTTP/1.1.
+      disableHttp2: options.disableHttp2 ?? (process.env['DISABLE_HTTP2'] ?? '') !== '',
     });
     return new KubernetesStore(transport, options);
   }

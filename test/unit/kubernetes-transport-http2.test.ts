@@ -147,6 +147,13 @@ describe('KubeConfigTransport over HTTP/2', () => {
     expect(server.connections).toHaveLength(1);
   });
 
+  it('keeps every request on HTTP/1.1 when HTTP/2 is disabled (DISABLE_HTTP2)', async () => {
+    const server = await started('h2');
+    const store = storeOn(server, { disableHttp2: true });
+    await expect(store.get(SecretType, 'ns-a', 's1')).resolves.toEqual(secret);
+    expect(server.versions).toEqual(['1.1']);
+  });
+
   it('opens a new connection for the next request once the server has ended the last one', async () => {
     const server = await started('h2', (req, res) => {
       answer(req, res);

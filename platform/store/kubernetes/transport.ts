@@ -120,6 +120,8 @@ export interface KubeConfigTransportOptions {
   requestTimeoutMs: number;
   /** Requests other than watches in flight at once, at most (HTTP/1.1: each on a connection of its own). */
   maxConnections: number;
+  /** Every request over HTTP/1.1 (client-go's `DISABLE_HTTP2`). */
+  disableHttp2?: boolean;
 }
 
 /**
@@ -190,7 +192,12 @@ export class KubeConfigTransport implements KubeTransport {
   }
 
   private overHttp2({ url, cluster }: PreparedRequest): boolean {
-    return url.protocol === 'https:' && cluster.proxyUrl === undefined && !this.http1Only.has(url.origin);
+    return (
+      !this.options.disableHttp2 &&
+      url.protocol === 'https:' &&
+      cluster.proxyUrl === undefined &&
+      !this.http1Only.has(url.origin)
+    );
   }
 
   private async prepare(request: KubeRequest): Promise<PreparedRequest> {
