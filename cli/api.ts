@@ -93,7 +93,8 @@ export async function runApiCommand(config: Config): Promise<number> {
 
 /** The API server of this process, not yet listening; `ready` says what /readyz answers. */
 async function openApiServer(config: Config, logger: Logger) {
-  const store = await openStore(config);
+  // HTTP/2: a claim and its task, written at once, share one connection (KubernetesStoreOptions.http2).
+  const store = await openStore(config, undefined, { http2: true });
   const installationKey = await ensureInstallationKey(store, config.AGENTRY_NAMESPACE);
   const executors = await loadExecutorCatalog(config.AGENTRY_EXECUTORS_FILE);
   const readModel = new ReadModel(store, { controlNamespace: config.AGENTRY_NAMESPACE, logger });

@@ -5,23 +5,28 @@ import { ConfigError } from '../config.js';
 import { errnoOf } from '../errno.js';
 import { EmbeddedStore } from './embedded.js';
 import { KubernetesStore } from './kubernetes.js';
+import type { KubernetesStoreOptions } from './kubernetes.js';
 import type { ResourceStore } from './types.js';
 
 /** The embedded store keeps its files here, inside the data directory. */
 export const embeddedStoreDir = (dataDir: string): string => join(dataDir, 'store');
 
-/** Opens the store the configuration names: an explicit kubeconfig wins over AGENTRY_STORE. */
+/**
+ * Opens the store the configuration names: an explicit kubeconfig wins over AGENTRY_STORE.
+ * `kubernetes` applies to a Kubernetes store (the API server asks for HTTP/2).
+ */
 export async function openStore(
   config: Pick<Config, 'AGENTRY_STORE' | 'AGENTRY_DATA_DIR' | 'KUBECONFIG'>,
   kubeconfigPath?: string,
+  kubernetes: KubernetesStoreOptions = {},
 ): Promise<ResourceStore> {
   const path = kubeconfigPath ?? (config.AGENTRY_STORE === 'kubernetes' ? config.KUBECONFIG : undefined);
   if (path !== undefined) {
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(path);
-    return KubernetesStore.fromKubeConfig(kubeConfig);
+    return KubernetesStore.fromKubeConfig(kubeConfig, kubernetes);
   }
-  if (config.AGENTRY_STORE === 'kubernetes') return KubernetesStore.fromDefault();
+  if (config.AGENTRY_STORE === 'kubernetes') return KubernetesStore.fromDefault(kubernetes);
   return openEmbeddedStore(config.AGENTRY_DATA_DIR);
 }
 

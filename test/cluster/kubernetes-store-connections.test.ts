@@ -48,10 +48,11 @@ afterAll(() => {
 
 const stores: KubernetesStore[] = [];
 const storeWith = (maxConnections?: number): KubernetesStore => {
-  const store = KubernetesStore.fromKubeConfig(
-    kubeConfig(),
-    maxConnections === undefined ? {} : { maxConnections },
-  );
+  // As the API server opens its store: requests over HTTP/2.
+  const store = KubernetesStore.fromKubeConfig(kubeConfig(), {
+    http2: true,
+    ...(maxConnections === undefined ? {} : { maxConnections }),
+  });
   stores.push(store);
   return store;
 };

@@ -85,7 +85,7 @@ describe('KubeConfigTransport over HTTP/2', () => {
       contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
       currentContext: 'ctx',
     });
-    const store = KubernetesStore.fromKubeConfig(kubeConfig, options);
+    const store = KubernetesStore.fromKubeConfig(kubeConfig, { http2: true, ...options });
     stores.push(store);
     return store;
   };
@@ -147,10 +147,21 @@ describe('KubeConfigTransport over HTTP/2', () => {
     expect(server.connections).toHaveLength(1);
   });
 
-  it('keeps every request on HTTP/1.1 when HTTP/2 is disabled (DISABLE_HTTP2)', async () => {
+  it('keeps requests on HTTP/1.1 unless asked for HTTP/2', async () => {
     const server = await started('h2');
-    const store = storeOn(server, { disableHttp2: true });
+    const store = storeOn(server, { http2: false });
     await expect(store.get(SecretType, 'ns-a', 's1')).resolves.toEqual(secret);
+    expect(server.versions).toEqual(['1.1']);
+  });
+
+  it('keeps requests on HTTP/1.1 when the environment sets DISABLE_HTTP2, as client-go does', async () => {
+    const server = await started('h2');
+    process.env['DISABLE_HTTP2'] = '1';
+    try {
+      await expect(storeOn(server).get(SecretType, 'ns-a', 's1')).resolves.toEqual(secret);
+    } finally {
+      delete process.env['DISABLE_HTTP2'];
+    }
     expect(server.versions).toEqual(['1.1']);
   });
 

@@ -120,17 +120,17 @@ export interface KubeConfigTransportOptions {
   requestTimeoutMs: number;
   /** Requests other than watches in flight at once, at most (HTTP/1.1: each on a connection of its own). */
   maxConnections: number;
-  /** Every request over HTTP/1.1 (client-go's `DISABLE_HTTP2`). */
-  disableHttp2?: boolean;
+  /** Requests over HTTP/2 where the server offers it (KubernetesStoreOptions.http2). */
+  http2: boolean;
 }
 
 /**
  * Talks to the API server of a kubeconfig's current context; the kubeconfig supplies TLS (CA,
  * client certificate), the Authorization header (token, exec or auth provider, refreshed per
- * request), basic auth, impersonation and proxies. Requests go over HTTP/2 to an https server
- * without a proxy (http2-sessions.ts: one connection carries requests made at once, as client-go's
- * does), else over kept-alive HTTP/1.1 connections (a TLS handshake per request cost a first
- * reconcile ~27%). Watches hold HTTP/1.1 connections of their own.
+ * request), basic auth, impersonation and proxies. Requests go over kept-alive HTTP/1.1
+ * connections (a TLS handshake per request cost a first reconcile ~27%) or, when asked, over HTTP/2
+ * to an https server without a proxy (http2-sessions.ts: one connection carries requests made at
+ * once, as client-go's does). Watches hold HTTP/1.1 connections of their own.
  */
 export class KubeConfigTransport implements KubeTransport {
   private readonly pools: ConnectionPools;
@@ -193,7 +193,7 @@ export class KubeConfigTransport implements KubeTransport {
 
   private overHttp2({ url, cluster }: PreparedRequest): boolean {
     return (
-      !this.options.disableHttp2 &&
+      this.options.http2 &&
       url.protocol === 'https:' &&
       cluster.proxyUrl === undefined &&
       !this.http1Only.has(url.origin)
