@@ -38,7 +38,8 @@
 //                         logLevel of the installed API and operator (default: the chart's)
 //      BENCH_REAL_NODE_LOGS
 //                         a directory the real node's Pod logs are copied to before teardown (the
-//                         workspace Pods' every 0.5 s during the run: a claimed member's goes with it)
+//                         workspace Pods' every 0.5 s during the run: a claimed member's goes with it);
+//                         with BENCH_LOG_LEVEL=debug, claim-hops.ts splits each task's time from them
 import { availableParallelism } from 'node:os';
 import { loadAverage } from '../support/format.js';
 import { interruption } from '../task-latency/config.js';
