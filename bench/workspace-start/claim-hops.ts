@@ -140,11 +140,11 @@ function hopsOf(logs: Logged[]): Hops[] {
 }
 
 const STRETCHES: [keyof Omit<Hops, 'kind'>, string][] = [
-  ['postAnswered', 'POST answered (the API server's responseTime)'],
+  ['postAnswered', "POST answered (the API server's responseTime)"],
   ['answeredToDispatch', 'POST answered → the operator begins its dispatch'],
   ['dispatch', 'the dispatch PUT (operator)'],
   ['runnerPut', 'the dispatch PUT (runner)'],
-  ['promptStarted', 'POST → the runner's `prompt started`'],
+  ['promptStarted', "POST → the runner's `prompt started`"],
 ];
 
 const ms = (value: number): string => `${value.toFixed(1)} ms`;
