@@ -12,6 +12,7 @@ import { READ_THROUGH_GRACE_MS, findTask, taskAsCached } from '../../../api/task
 import { AgentComputerSpecSchema } from '../../../crds/agent-computer/types.js';
 import { AgentComputerType, NamespaceType, TaskType } from '../../../crds/index.js';
 import { OrganizationType } from '../../../crds/index.js';
+import type { Task } from '../../../crds/index.js';
 import type { Principal } from '../../../api/auth/principal.js';
 import { createLogger } from '../../../platform/log.js';
 import { EmbeddedStore } from '../../../platform/store/embedded.js';
@@ -71,13 +72,18 @@ describe('a replica whose cache has not seen a new object yet', () => {
   });
 });
 
+/** Another lagging replica, and the task as its findTask read it through. */
+async function freshReplica(): Promise<{ model: ReadModel; found: Task }> {
+  const model = new ReadModel(store, {
+    controlNamespace: 'agentry-system',
+    logger: createLogger({ level: 'silent' }),
+  });
+  return { model, found: await findTask(model, principal, 'just-made') };
+}
+
 describe('an event stream on a replica whose cache has not seen its task yet (GET /v1/tasks/:id/events)', () => {
   it('follows the copy it read from the store until the cache has the task, then the cached one', async () => {
-    const model = new ReadModel(store, {
-      controlNamespace: 'agentry-system',
-      logger: createLogger({ level: 'silent' }),
-    });
-    const found = await findTask(model, principal, 'just-made');
+    const { model, found } = await freshReplica();
     const current = taskAsCached(model, principal, found);
     expect(current()).toBe(found);
     const delivered = { ...found, metadata: { ...found.metadata, resourceVersion: 'later' } };
@@ -86,11 +92,7 @@ describe('an event stream on a replica whose cache has not seen its task yet (GE
   });
 
   it('sees the task gone once the cache had it and then lost it, within the grace too', async () => {
-    const model = new ReadModel(store, {
-      controlNamespace: 'agentry-system',
-      logger: createLogger({ level: 'silent' }),
-    });
-    const found = await findTask(model, principal, 'just-made');
+    const { model, found } = await freshReplica();
     const current = taskAsCached(model, principal, found);
     model.observeTask(found);
     expect(current()).toBe(found); // the stream reads it on every change of the task
@@ -99,11 +101,7 @@ describe('an event stream on a replica whose cache has not seen its task yet (GE
   });
 
   it('sees a task the cache never delivered as gone after the grace', async () => {
-    const model = new ReadModel(store, {
-      controlNamespace: 'agentry-system',
-      logger: createLogger({ level: 'silent' }),
-    });
-    const found = await findTask(model, principal, 'just-made');
+    const { model, found } = await freshReplica();
     let now = 1_000;
     const current = taskAsCached(model, principal, found, () => now);
     now += READ_THROUGH_GRACE_MS - 1;
