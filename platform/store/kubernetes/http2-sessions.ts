@@ -6,7 +6,7 @@ import type {
   OutgoingHttpHeaders,
   SecureClientSessionOptions,
 } from 'node:http2';
-import type { TLSSocket } from 'node:tls';
+import { TLSSocket } from 'node:tls';
 
 /** What one request over HTTP/2 is: the transport's request with its TLS material resolved. */
 export interface Http2Exchange {
@@ -40,12 +40,8 @@ const CONNECTION_HEADERS = new Set([
   'host',
 ]);
 
-/** Why a stream failed before the server took it (GOAWAY, refused, a session already closing): safe to send again. */
-const UNSENT_CODES = new Set([
-  'ERR_HTTP2_GOAWAY_SESSION',
-  'ERR_HTTP2_INVALID_SESSION',
-  'ERR_HTTP2_STREAM_CANCEL',
-]);
+/** Why a stream failed before it left (a session closing after a GOAWAY): safe to send again. */
+const UNSENT_CODES = new Set(['ERR_HTTP2_GOAWAY_SESSION', 'ERR_HTTP2_INVALID_SESSION']);
 
 class UnsentStream extends Error {}
 
@@ -54,18 +50,11 @@ const NO_APPLICATION_PROTOCOL = 'ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL';
 
 /** One key per API server and TLS identity: a rotated client certificate gets a connection of its own. */
 function sessionKey(origin: string, tls: SecureClientSessionOptions): string {
+  const { ca, cert, key, pfx, passphrase, servername, rejectUnauthorized } = tls;
   const hash = createHash('sha256');
-  for (const part of [
-    tls.ca,
-    tls.cert,
-    tls.key,
-    tls.pfx,
-    tls.passphrase,
-    tls.servername,
-    tls.rejectUnauthorized,
-  ])
-    hash.update(`${part === undefined ? '' : JSON.stringify(part)}\0`); // a Buffer as its bytes
-
+  // JSON: a Buffer as its bytes, a list as its items.
+  for (const part of [ca, cert, key, pfx, passphrase, servername, rejectUnauthorized])
+    hash.update(`${part === undefined ? '' : JSON.stringify(part)}\0`);
   return `${origin} ${hash.digest('hex')}`;
 }
 
@@ -184,10 +173,10 @@ export class Http2Sessions {
       };
       session.once('connect', (_session, socket) => {
         clearTimeout(timer);
-        // Frames go out as written: with Nagle's algorithm a request's DATA frame waited for the
-        // ACK of its HEADERS, up to the server's delayed-ACK time (40 ms on Linux).
-        (socket as TLSSocket).setNoDelay(true);
-        if ((socket as TLSSocket).alpnProtocol !== 'h2') {
+        // Frames go out as written, as Node's HTTP/1.1 agents send requests: without it a small
+        // frame of one request may wait for the ACK of another's (Nagle's algorithm).
+        socket.setNoDelay(true);
+        if (!(socket instanceof TLSSocket) || socket.alpnProtocol !== 'h2') {
           session.destroy();
           reject(new Http2Refused(`${origin} did not offer HTTP/2`));
           return;
