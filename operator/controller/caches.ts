@@ -23,6 +23,18 @@ export interface Caches {
   observe<T extends KubeObject>(type: ResourceType<T>, object: T, deleted?: boolean): void;
 }
 
+/**
+ * Where one object is read: a cache (no round trip) or the store (a quorum read); both fit. Code
+ * that reconcilers and their tests share takes this, so the operator passes its caches.
+ */
+export interface ObjectReader {
+  get<T extends KubeObject>(
+    type: ResourceType<T>,
+    namespace: string | undefined,
+    name: string,
+  ): T | undefined | Promise<T | undefined>;
+}
+
 type Handler<T> = (event: InformerEvent<T>) => void;
 
 interface Entry<T extends KubeObject> {

@@ -1,6 +1,7 @@
 import { apiVersionOf } from '../../crds/resource.js';
 import type { KubeObject, ResourceType } from '../../crds/resource.js';
 import type { Logger } from '../../platform/log.js';
+import { isStoreError } from '../../platform/store/types.js';
 import type { SharedInformers } from './caches.js';
 import type { ControllerMetrics, ReconcileOutcome } from './metrics.js';
 import { WorkQueue } from './queue.js';
@@ -17,6 +18,12 @@ export interface ControllerOptions {
 }
 
 /** The queue key of an object: `namespace/name`, or `/name` for a cluster-scoped one. */
+/**
+ * Conflicts in a row that retry quietly (debug log, no error counted): one is a cache a watch event
+ * behind; a run of them is two writers fighting, and shows as a failed reconcile.
+ */
+const QUIET_CONFLICTS = 3;
+
 export const requestKey = (request: ReconcileRequest): string => `${request.namespace ?? ''}/${request.name}`;
 
 export function parseRequestKey(key: string): ReconcileRequest {
@@ -165,6 +172,13 @@ export class Controller<T extends KubeObject = KubeObject> {
       // Interrupted by shutdown, not a fault of the object: the next start reconciles it again.
       this.logger.info(context, 'reconcile aborted by shutdown');
       return 'error';
+    }
+    if (isStoreError(err, 'Conflict') && this.queue.retries(key) < QUIET_CONFLICTS) {
+      // A write over a version the cache had not replaced yet (reads come from caches): the watch
+      // brings the new one, and the next pass converges from it. Only a run of them is a fault.
+      this.queue.addRateLimited(key);
+      this.logger.debug(context, 'wrote over an outdated version; reconciling again');
+      return 'requeue';
     }
     this.options.metrics.errors.labels(this.name).inc();
     if (err instanceof TerminalError) {

@@ -1,5 +1,5 @@
 // The controller runtime (docs/architecture.md#controller-runtime): what reconcilers and the operator's entry point import.
-export type { Caches } from './caches.js';
+export type { Caches, ObjectReader } from './caches.js';
 export type { CacheIndex } from './cache-index.js';
 export { Controller, controllerOwnerOf, parseRequestKey, requestKey } from './controller.js';
 export type { ControllerOptions } from './controller.js';

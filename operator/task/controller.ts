@@ -1,4 +1,10 @@
-import { AgentComputerType, OrganizationType, TaskType, organizationOfNamespace } from '../../crds/index.js';
+import {
+  AgentComputerType,
+  ContextLakeType,
+  OrganizationType,
+  TaskType,
+  organizationOfNamespace,
+} from '../../crds/index.js';
 import type { AgentComputer, Organization, Task } from '../../crds/index.js';
 import type { Controller } from '../controller/index.js';
 import { withNothingToClose } from '../controller/index.js';
@@ -11,7 +17,10 @@ import { UploadedFileExpiryReconciler } from './uploaded-file-expiry.js';
 import { tasksByWorkspace } from './workspace-index.js';
 import type { UploadedFileExpiryOptions } from './uploaded-file-expiry.js';
 
-export type TaskControllerDeps = ReconcilerControllerDeps<TaskReconcilerOptions, 'followers' | 'metrics'>;
+export type TaskControllerDeps = ReconcilerControllerDeps<
+  TaskReconcilerOptions,
+  'followers' | 'metrics' | 'caches'
+>;
 
 /**
  * The `task` controller, woken by its tasks, by their workspaces' changes and by the runners' event
@@ -27,6 +36,8 @@ export const addTaskController: AddController<TaskControllerDeps, Task> = (manag
   const tasksOfWorkspace = tasksByWorkspace(manager);
   // Budgets: the organization's is read from this cache (its usage changes do not wake tasks).
   manager.cache(OrganizationType);
+  // A dispatch tells the agent about its organization's lake: read here, not from the API server.
+  manager.cache(ContextLakeType);
   const controller = manager.add({
     name: 'task',
     for: TaskType,
@@ -43,6 +54,7 @@ export const addTaskController: AddController<TaskControllerDeps, Task> = (manag
     reconciler: new TaskReconciler({
       ...reconcilerOptions,
       store,
+      caches: manager.caches,
       logger: logger.child({ controller: 'task' }),
       followers,
       metrics: new TaskMetrics(registry),

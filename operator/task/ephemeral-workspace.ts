@@ -50,13 +50,13 @@ export function idleEphemeralWorkspace(
   return { workspace, waitMs: Math.max(0, ended + options.graceMs - options.now.getTime()) };
 }
 
-/** Hibernates the workspace unless another task on it still has a prompt to run. */
+/** Hibernates the workspace unless another task on it still has a prompt to run; resolves it as written. */
 export async function hibernateEphemeralWorkspace(
   store: ResourceStore,
   events: EventRecorder | undefined,
   task: Task,
   workspace: AgentComputer,
-): Promise<void> {
+): Promise<AgentComputer | undefined> {
   const namespace = workspace.metadata.namespace ?? '';
   const { items } = await store.list(TaskType, { namespace });
   const busy = items.some(
@@ -67,8 +67,8 @@ export async function hibernateEphemeralWorkspace(
       // From the spec: a task just created has prompts but no status entries yet.
       entriesOf(other).some((entry) => !isTerminal(entry.status)),
   );
-  if (busy) return;
-  await store.replace(AgentComputerType, {
+  if (busy) return undefined;
+  const hibernated = await store.replace(AgentComputerType, {
     ...workspace,
     metadata: {
       ...workspace.metadata,
@@ -82,4 +82,5 @@ export async function hibernateEphemeralWorkspace(
     AgentComputerEventReasons.WorkspaceHibernated,
     'its task has no prompt to run; hibernating',
   );
+  return hibernated;
 }

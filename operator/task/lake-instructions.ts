@@ -1,5 +1,5 @@
 import { CONTEXT_LAKE_NAME, ContextLakeType } from '../../crds/index.js';
-import type { ResourceStore } from '../../platform/store/types.js';
+import type { ObjectReader } from '../controller/index.js';
 import { LAKE_CLIENT_ENV } from '../../platform/lake-client-env.js';
 
 /**
@@ -16,9 +16,9 @@ Your organization has a context lake: SQL (DuckDB) over its datasets. Query it w
 
 Prefer it to guessing about the organization's data; keep queries bounded (LIMIT, aggregates).`;
 
-/** Whether the namespace has a context lake that is not being deleted. */
-export async function hasContextLake(store: ResourceStore, namespace: string): Promise<boolean> {
-  const lake = await store.get(ContextLakeType, namespace, CONTEXT_LAKE_NAME);
+/** Whether the namespace has a context lake that is not being deleted (read where `reads` keeps it). */
+export async function hasContextLake(reads: ObjectReader, namespace: string): Promise<boolean> {
+  const lake = await reads.get(ContextLakeType, namespace, CONTEXT_LAKE_NAME);
   return lake !== undefined && lake.metadata.deletionTimestamp === undefined;
 }
 
@@ -27,12 +27,12 @@ export async function hasContextLake(store: ResourceStore, namespace: string): P
  * the prompt has the lake client's variables and the organization has a lake.
  */
 export async function instructionsWithLake(
-  store: ResourceStore,
+  reads: ObjectReader,
   namespace: string,
   workspaceInstructions: string | undefined,
   promptEnv: Readonly<Record<string, string>>,
 ): Promise<string | undefined> {
   const own = workspaceInstructions === '' ? undefined : workspaceInstructions;
-  if (promptEnv[LAKE_CLIENT_ENV.token] === undefined || !(await hasContextLake(store, namespace))) return own;
+  if (promptEnv[LAKE_CLIENT_ENV.token] === undefined || !(await hasContextLake(reads, namespace))) return own;
   return own === undefined ? LAKE_INSTRUCTIONS : `${own.replace(/\n*$/, '')}\n\n${LAKE_INSTRUCTIONS}`;
 }

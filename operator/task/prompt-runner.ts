@@ -7,6 +7,7 @@ import type { RunnerClient } from '../../platform/runner-client.js';
 import type { SkillCatalog } from '../../platform/skill-catalog.js';
 import type { Logger } from '../../platform/log.js';
 import type { ResourceStore } from '../../platform/store/types.js';
+import type { Caches } from '../controller/index.js';
 import {
   TIME_LIMIT_GRACE_MS,
   UndispatchableError,
@@ -21,6 +22,8 @@ import { budgetFailedEntry, endedEntry, withRunnerState } from './prompt-progres
 
 export interface PromptRunnerOptions {
   store: ResourceStore;
+  /** The operator's caches, where a dispatch reads the organization's context lake; the store without them. */
+  caches?: Caches | undefined;
   executors: ExecutorCatalog;
   /** Executor variables for which no Secret exists (the embedded default passes its own environment). */
   envFallback?: Readonly<Record<string, string>> | undefined;
@@ -154,6 +157,7 @@ export class PromptRunner {
       request = await dispatchRequestOf(
         {
           store: this.options.store,
+          reads: this.options.caches,
           executors: this.options.executors,
           envFallback: this.options.envFallback ?? {},
           objectStore: this.options.objectStore,

@@ -18,6 +18,7 @@ import type { Logger } from '../../platform/log.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
 import { RunnerClient } from '../../platform/runner-client.js';
 import { writeStatus } from '../../platform/store/status-writer.js';
+import type { ObjectReader } from '../controller/index.js';
 import type { ReconcileRequest, ReconcileResult, Reconciler } from '../controller/types.js';
 import {
   DEFAULT_EPHEMERAL_IDLE_GRACE_MS,
@@ -113,9 +114,10 @@ export class TaskReconciler implements Reconciler {
   }
 
   async reconcile(request: ReconcileRequest): Promise<ReconcileResult | undefined> {
-    const { store, followers } = this.options;
+    const { followers } = this.options;
+    const reads = this.reads();
     const namespace = request.namespace ?? '';
-    const task = await store.get(TaskType, namespace, request.name);
+    const task = await reads.get(TaskType, namespace, request.name);
     if (task === undefined || task.metadata.deletionTimestamp !== undefined) {
       followers.stop(namespace, request.name);
       this.archiver?.forget(namespace, request.name);
@@ -125,11 +127,12 @@ export class TaskReconciler implements Reconciler {
     if ((purgeAt(task, this.retentionMs) ?? Infinity) <= now.getTime()) {
       followers.stop(namespace, request.name);
       await purgeTask(this.options, task);
+      this.options.caches?.observe(TaskType, task, true);
       return undefined;
     }
     const bound = boundWorkspace(
       task,
-      await store.get(AgentComputerType, namespace, task.spec.workspace),
+      await reads.get(AgentComputerType, namespace, task.spec.workspace),
       now,
     );
     if ('waitMs' in bound) return { requeueAfterMs: bound.waitMs };
@@ -156,10 +159,18 @@ export class TaskReconciler implements Reconciler {
       graceMs: this.options.ephemeralIdleGraceMs ?? DEFAULT_EPHEMERAL_IDLE_GRACE_MS,
       now,
     });
-    if (idle?.waitMs === 0)
-      await hibernateEphemeralWorkspace(this.options.store, this.options.events, task, idle.workspace);
+    if (idle?.waitMs === 0) {
+      const { store, events, caches } = this.options;
+      const hibernated = await hibernateEphemeralWorkspace(store, events, task, idle.workspace);
+      if (hibernated !== undefined) caches?.observe(AgentComputerType, hibernated);
+    }
     this.follow(pass);
     return soonest(this.requeue(pass), idle === undefined || idle.waitMs === 0 ? undefined : idle.waitMs);
+  }
+
+  /** The operator's caches (the view whose events woke this pass); the store where there are none (tests). */
+  private reads(): ObjectReader {
+    return this.options.caches ?? this.options.store;
   }
 
   /** The task's organization from the operator's cache, when it has one (budgets). */
@@ -219,11 +230,12 @@ export class TaskReconciler implements Reconciler {
         ([key]) => key !== HIBERNATED_BY_ANNOTATION,
       ),
     );
-    await this.options.store.replace(AgentComputerType, {
+    const resumed = await this.options.store.replace(AgentComputerType, {
       ...workspace,
       metadata: { ...workspace.metadata, annotations },
       spec: { ...workspace.spec, operatingMode: 'Running' },
     });
+    this.options.caches?.observe(AgentComputerType, resumed);
     await this.options.events?.record(
       workspace,
       'Normal',
@@ -271,7 +283,10 @@ export class TaskReconciler implements Reconciler {
       const owed = outboxEntriesFor(webhooks.items, events, pass.now);
       if (owed.length > 0) next.outbox = [...(task.status?.outbox ?? []), ...owed];
     }
-    const written = await writeStatus(this.options.store, TaskType, task, next, { precondition: true });
+    const written = await writeStatus(this.options.store, TaskType, task, next, {
+      precondition: true,
+      caches: this.options.caches,
+    });
     if (written === undefined) return;
     await recordPromptTransitions(
       { events: this.options.events, metrics: this.options.metrics, logger: this.options.logger },

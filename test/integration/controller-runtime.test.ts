@@ -17,6 +17,7 @@ import type {
 } from '../../operator/controller/types.js';
 import { createLogger } from '../../platform/log.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
+import { StoreError } from '../../platform/store/types.js';
 import { ProbeType } from '../contracts/probe.js';
 import type { Probe } from '../contracts/probe.js';
 import { eventually } from '../support/api-server.js';
@@ -198,6 +199,28 @@ describe('a controller over the embedded store', () => {
     expect(gaps[1]).toBeGreaterThanOrEqual(9);
     expect(gaps[2]).toBeGreaterThanOrEqual(19);
     expect(await metricValue('agentry_reconcile_errors_total', { controller: 'probes' })).toBe(3);
+  });
+
+  it('retries a write over an outdated version quietly: no failure counted', async () => {
+    await store.create(ProbeType, probe('stale', 2));
+    const calls = await startController(async (request, attempt) => {
+      if (attempt <= 2) throw new StoreError('Conflict', 'the object has been modified');
+      return converge(request);
+    });
+    await eventually(async () => (await store.get(ProbeType, NS, 'stale'))?.status?.observed === 2);
+    expect(callsOf(calls, 'stale').length).toBeGreaterThanOrEqual(3);
+    // Never counted: the counter has no sample for the controller at all.
+    expect(await metricValue('agentry_reconcile_errors_total', { controller: 'probes' })).toBeUndefined();
+  });
+
+  it('counts a run of conflicts as failed reconciles', async () => {
+    await store.create(ProbeType, probe('fought', 2));
+    await startController(async (request, attempt) => {
+      if (attempt <= 5) throw new StoreError('Conflict', 'the object has been modified');
+      return converge(request);
+    });
+    await eventually(async () => (await store.get(ProbeType, NS, 'fought'))?.status?.observed === 2);
+    expect(await metricValue('agentry_reconcile_errors_total', { controller: 'probes' })).toBe(2);
   });
 
   it('reconciles again after requeueAfterMs although nothing changed', async () => {
