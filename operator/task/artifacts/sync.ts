@@ -145,9 +145,12 @@ const describe = (err: unknown): string => describeError(err, 300);
  * of its reach. Idempotent: a crash midway repeats only transfers. Callers serialize per workspace.
  */
 export async function syncArtifacts(target: ArtifactSyncTarget): Promise<ArtifactSyncResult> {
-  const manifest = await target.runner.listArtifacts();
   const prefix = artifactPrefix(target.namespace, target.workspace);
-  const stored = await storeSide(target.store, prefix);
+  // Both sides at once: a dispatch waits for this sync (uploaded artifacts go in before the prompt).
+  const [manifest, stored] = await Promise.all([
+    target.runner.listArtifacts(),
+    storeSide(target.store, prefix),
+  ]);
   const runnerSide = new Map<string, RunnerSide>(
     manifest.files.map((file) => [file.path, { md5: file.md5, size: file.size }]),
   );
