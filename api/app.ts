@@ -179,6 +179,7 @@ export function apiRoutes(
     }),
     ...fileRoutes({ objectStore: options.objectStore, maxUploadBytes: signedUploadBytes(options) }),
     ...artifactRoutes({
+      store: options.store,
       readModel: options.readModel,
       objectStore: options.objectStore,
       ...(options.artifactLimits === undefined ? {} : { limits: options.artifactLimits }),

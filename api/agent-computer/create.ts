@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { AgentComputerSpecSchema, AgentComputerType, apiVersionOf } from '../../crds/index.js';
+import {
+  AgentComputerSpecSchema,
+  AgentComputerType,
+  apiVersionOf,
+  newWorkspaceAnnotations,
+} from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
 import type { Logger } from '../../platform/log.js';
 import type { ResourceStore } from '../../platform/store/types.js';
@@ -73,6 +78,7 @@ export async function createColdAgentComputer(
       name: randomUUID(),
       namespace: principal.namespace,
       labels: { [OWNER_KEY_LABEL]: principal.keyId },
+      annotations: newWorkspaceAnnotations(),
     },
     spec: AgentComputerSpecSchema.parse({ ...spec, owner: principal.user }),
   });

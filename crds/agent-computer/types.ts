@@ -192,3 +192,29 @@ export const LAST_PREVIEW_AT_ANNOTATION = 'agentry.dev/last-preview-at';
 
 /** Set by the operator when it hibernated an idle agent computer itself; a user's start or stop clears it. */
 export const HIBERNATED_BY_ANNOTATION = 'agentry.dev/hibernated-by';
+
+/**
+ * A new value each time the API server changed the workspace's artifacts in object storage (an
+ * upload, a deletion): before a prompt, the operator pushes the store's side into the workspace only
+ * when this differs from the value it read before its last sync (docs/architecture.md, "Dispatch").
+ */
+export const ARTIFACTS_CHANGED_ANNOTATION = 'agentry.dev/artifacts-changed';
+
+/**
+ * ARTIFACTS_CHANGED_ANNOTATION of a workspace made by Agentry (the API server, a warm pool): nothing
+ * changed yet, so its first prompt needs no sync. Without the annotation (a workspace from YAML, or
+ * from before the annotation existed) the first prompt syncs.
+ */
+export const ARTIFACTS_UNCHANGED = 'none';
+
+/** The annotations of a workspace made by Agentry: its artifacts in object storage start unchanged. */
+export const newWorkspaceAnnotations = (): Record<string, string> => ({
+  [ARTIFACTS_CHANGED_ANNOTATION]: ARTIFACTS_UNCHANGED,
+});
+
+/**
+ * Until when signed upload URLs issued for the workspace's artifacts are valid (RFC 3339): their
+ * bytes reach object storage without the API server, so every prompt dispatched before then gets
+ * the store's side pushed first.
+ */
+export const ARTIFACT_UPLOADS_OPEN_UNTIL_ANNOTATION = 'agentry.dev/artifact-uploads-open-until';

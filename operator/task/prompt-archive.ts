@@ -3,9 +3,11 @@ import type { PromptStatusEntry, Task, TaskStatus } from '../../crds/index.js';
 import type { EventRecorder } from '../../platform/events.js';
 import type { Logger } from '../../platform/log.js';
 import type { ObjectStore } from '../../platform/objectstore/types.js';
+import type { ResourceStore } from '../../platform/store/types.js';
 import type { RunnerClient } from '../../platform/runner-client.js';
 import { syncArtifacts } from './artifacts/sync.js';
 import { archivePromptEvents } from './artifacts/event-archive.js';
+import { StoreSideChanges } from './artifacts/store-changes.js';
 import { WorkspaceLocks } from './artifacts/workspace-locks.js';
 import { setCondition } from '../../crds/conditions.js';
 import type { TaskMetrics } from './metrics.js';
@@ -19,6 +21,8 @@ const NOT_FINISHED_RETRY_MS = 2_000;
 
 export interface PromptArchiverOptions {
   objectStore: ObjectStore;
+  /** Where a workspace's mark of API-made artifact changes is read (store-changes.ts); without it, every dispatch syncs. */
+  store?: ResourceStore | undefined;
   logger: Logger;
   events?: EventRecorder | undefined;
   metrics?: TaskMetrics | undefined;
@@ -73,8 +77,11 @@ function settleUndispatched(pass: ArchivePass): void {
 export class PromptArchiver {
   private readonly locks = new WorkspaceLocks();
   private readonly failures = new Map<string, number>();
+  private readonly storeChanges: StoreSideChanges | undefined;
 
-  constructor(private readonly options: PromptArchiverOptions) {}
+  constructor(private readonly options: PromptArchiverOptions) {
+    this.storeChanges = options.store === undefined ? undefined : new StoreSideChanges(options.store);
+  }
 
   /**
    * Archives what is owed and syncs when asked (`push`: a prompt is about to be dispatched).
@@ -88,7 +95,9 @@ export class PromptArchiver {
     const key = `${pass.task.metadata.namespace ?? ''}/${pass.task.metadata.name}`;
     try {
       const finishing = await this.archiveEvents(pass, pass.runner);
-      if (pass.entries.some(owesSync) || push) await this.sync(pass, pass.runner);
+      const syncOwed = pass.entries.some(owesSync);
+      // Before a prompt alone, only when the API server changed the store's side since the last sync.
+      if (syncOwed || push) await this.sync(pass, pass.runner, !syncOwed);
       this.failures.delete(key);
       const report = this.settled(pass);
       return finishing ? { ...report, retryAfterMs: NOT_FINISHED_RETRY_MS } : report;
@@ -126,21 +135,29 @@ export class PromptArchiver {
   }
 
   /** One sync of the workspace's artifacts (one at a time per workspace); marks the ended prompts synced. */
-  private async sync(pass: ArchivePass, runner: RunnerClient): Promise<void> {
+  private async sync(pass: ArchivePass, runner: RunnerClient, onlyIfStoreChanged: boolean): Promise<void> {
     const namespace = pass.task.metadata.namespace ?? '';
     const workspace = pass.task.spec.workspace;
     // Only prompts that had ended when the sync began count as synced: their files are in it.
     const ended = new Set(pass.entries.filter((entry) => isTerminal(entry.status)).map((entry) => entry.id));
-    const result = await this.locks.run(`${namespace}/${workspace}`, () =>
-      syncArtifacts({
+    const result = await this.locks.run(`${namespace}/${workspace}`, async () => {
+      // Read before the sync: a change marked while it runs is pushed by the next one.
+      const mark = await this.storeChanges?.read(namespace, workspace);
+      if (onlyIfStoreChanged && mark !== undefined && !this.storeChanges?.owed(namespace, workspace, mark))
+        return undefined;
+      const synced = await syncArtifacts({
         runner,
         store: this.options.objectStore,
         namespace,
         workspace,
         logger: this.options.logger.child({ workspace, namespace }),
         metrics: this.options.metrics,
-      }),
-    );
+      });
+      if (mark !== undefined && synced.failures.length === 0)
+        this.storeChanges?.record(namespace, workspace, mark);
+      return synced;
+    });
+    if (result === undefined) return;
     if (result.failures.length > 0) {
       this.options.metrics?.archiveErrors.labels('artifacts').inc();
       const first = result.failures[0];
@@ -198,6 +215,7 @@ export class PromptArchiver {
 /** The archiver of an operator with object storage; none without (then nothing is archived and nothing waits for it). */
 export function promptArchiverFor(options: {
   objectStore?: ObjectStore | undefined;
+  store?: ResourceStore | undefined;
   logger: Logger;
   events?: EventRecorder | undefined;
   metrics?: TaskMetrics | undefined;

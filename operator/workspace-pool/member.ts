@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   AgentComputerSpecSchema,
   AgentComputerType,
+  newWorkspaceAnnotations,
   MANAGED_BY_LABEL,
   POOL_IDLE_TIMEOUT_ANNOTATION,
   POOL_LABEL,
@@ -57,7 +58,7 @@ export function poolMember(pool: WorkspacePool, suffix: string): AgentComputer {
         [POOL_MEMBER_STATE_LABEL]: PoolMemberStates.Available,
         [MANAGED_BY_LABEL]: 'agentry',
       },
-      annotations: { [POOL_IDLE_TIMEOUT_ANNOTATION]: template.idleTimeout },
+      annotations: { ...newWorkspaceAnnotations(), [POOL_IDLE_TIMEOUT_ANNOTATION]: template.idleTimeout },
       ownerReferences: [controllerReference(pool)],
     },
     spec: AgentComputerSpecSchema.parse({

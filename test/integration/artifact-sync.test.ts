@@ -48,6 +48,25 @@ async function stored(filename: string): Promise<string | undefined> {
   return text;
 }
 
+/** Uploads through a signed upload URL, as a client with a large file does: the bytes bypass the API's routes. */
+async function uploadThroughUrl(filename: string, bytes: string): Promise<void> {
+  const issued = await call(api, `/v1/workspaces/${workspace}/artifacts/upload-url`, {
+    key,
+    method: 'POST',
+    body: { files: [{ filename }] },
+  });
+  expect(issued.status).toBe(201);
+  const { data } = (await issued.json()) as { data: { uploadUrl: string; contentType: string }[] };
+  const url = data[0]?.uploadUrl;
+  if (url === undefined) throw new Error('no upload URL');
+  const put = await fetch(url, {
+    method: 'PUT',
+    headers: { 'content-type': data[0]?.contentType ?? 'application/octet-stream' },
+    body: bytes,
+  });
+  expect(put.ok).toBe(true);
+}
+
 const download = (filename: string): Promise<Response> =>
   call(api, `/v1/workspaces/${workspace}/artifacts/${encodeURIComponent(filename)}`, { key });
 
@@ -108,11 +127,8 @@ describe('artifacts uploaded through the API', () => {
       body: form,
     });
     expect(res.status).toBe(201);
-    // A nested one, written to storage directly (as an upload URL would).
-    await api.objectStore.put(
-      artifactKey(NAMESPACE, workspace, 'inputs/data.csv'),
-      Buffer.from('a,b\n1,2\n'),
-    );
+    // A nested one, through an upload URL.
+    await uploadThroughUrl('inputs/data.csv', 'a,b\n1,2\n');
     const stream = await run('cat artifacts/uploaded.txt artifacts/inputs/data.csv');
     expect(stream.done?.finalResult).toBe('from the API\na,b\n1,2');
   });
@@ -127,8 +143,8 @@ describe('artifacts uploaded through the API', () => {
     expect(stream.done?.finalResult).toBe('absent');
   });
 
-  it('are replaced in the workspace when replaced in storage, and the agent sees the new bytes', async () => {
-    await api.objectStore.put(artifactKey(NAMESPACE, workspace, 'inputs/data.csv'), Buffer.from('c,d\n'));
+  it('are replaced in the workspace when replaced through an upload URL, and the agent sees the new bytes', async () => {
+    await uploadThroughUrl('inputs/data.csv', 'c,d\n');
     const stream = await run('cat artifacts/inputs/data.csv');
     expect(stream.done?.finalResult).toBe('c,d');
   });

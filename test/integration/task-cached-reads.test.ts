@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
+import { updateWithRetry } from '../../api/optimistic-update.js';
 import { AgentComputerType, ContextLakeType, TaskType } from '../../crds/index.js';
 import type { AgentComputer, PromptSpec, Task } from '../../crds/index.js';
 import { ControllerManager } from '../../operator/controller/manager.js';
@@ -113,13 +114,11 @@ describe('the task controller', () => {
       const task = await store.get(TaskType, NAMESPACE, 'follow-up');
       return task?.status?.prompts?.[0]?.dispatchedAt === undefined ? undefined : true;
     });
-    // As POST /tasks/:id/prompts writes it: the spec, over the version the API server read.
-    const current = await store.get(TaskType, NAMESPACE, 'follow-up');
-    if (current === undefined) throw new Error('the task is gone');
-    await store.replace(TaskType, {
+    // As POST /tasks/:id/prompts writes it: the spec, over the version read, again on Conflict.
+    await updateWithRetry(store, TaskType, NAMESPACE, 'follow-up', (current) => ({
       ...current,
       spec: { ...current.spec, prompts: [...created.spec.prompts, prompt('echo second')] },
-    });
+    }));
     await succeeded('follow-up', 2);
     const errors = await registry.getSingleMetric('agentry_reconcile_errors_total')?.get();
     expect(errors?.values.filter((value) => value.labels.controller === 'task') ?? []).toEqual([]);

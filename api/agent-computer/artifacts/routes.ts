@@ -18,9 +18,11 @@ import { DOWNLOAD_URL_TTL_SECONDS, sendObject } from './download.js';
 import { receiveArtifacts } from './multipart-upload.js';
 import { storageUnavailable } from '../../storage-errors.js';
 import { ApiError } from '../../errors.js';
+import { recordArtifactUploadsOpen, recordArtifactsChanged } from './changes.js';
 import { findWorkspace } from '../find-workspace.js';
 import { PaginationQuerySchema, paginate } from '../../pagination.js';
 import type { ReadModel } from '../../read-model.js';
+import type { ResourceStore } from '../../../platform/store/types.js';
 import { defineRoute } from '../../route.js';
 import type { RouteDefinition } from '../../route.js';
 
@@ -44,6 +46,8 @@ export const DEFAULT_ARTIFACT_LIMITS: ArtifactLimits = {
 };
 
 export interface ArtifactRoutesDeps {
+  /** Where the workspace is told its artifacts changed (changes.ts). */
+  store: ResourceStore;
   readModel: ReadModel;
   objectStore: ObjectStore;
   limits?: Partial<ArtifactLimits>;
@@ -111,10 +115,15 @@ const ArtifactUploadFormSchema = z.strictObject({
 
 export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
   const limits: ArtifactLimits = { ...DEFAULT_ARTIFACT_LIMITS, ...deps.limits };
-  const { objectStore, readModel } = deps;
+  const { objectStore, readModel, store } = deps;
   /** The caller's workspace's artifact prefix; 404 for another org's, a deleted or an unknown workspace. */
   const prefixOf = async (namespace: string, id: string): Promise<string> =>
     artifactPrefix(namespace, (await findWorkspace(readModel, namespace, id)).metadata.name);
+  /** The caller's workspace and its artifact prefix, for a change. */
+  const changing = async (namespace: string, id: string) => {
+    const workspace = await findWorkspace(readModel, namespace, id);
+    return { workspace, prefix: artifactPrefix(namespace, workspace.metadata.name) };
+  };
 
   return [
     defineRoute({
@@ -202,12 +211,13 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
         },
       },
       handler: async ({ params, principal, req, res }) => {
-        const prefix = await prefixOf(principal.namespace, params.id);
+        const { workspace, prefix } = await changing(principal.namespace, params.id);
         const stored = await receiveArtifacts(req, res, {
           objectStore,
           prefix,
           maxBytes: limits.uploadRequestBytes,
         });
+        await recordArtifactsChanged(store, workspace);
         return { status: 201, body: { data: stored.map((info) => presentArtifact(prefix, info)) } };
       },
     }),
@@ -224,7 +234,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
         201: { description: 'Upload URLs issued', schema: z.object({ data: z.array(UploadUrlSchema) }) },
       },
       handler: async ({ params, body, principal }) => {
-        const prefix = await prefixOf(principal.namespace, params.id);
+        const { workspace, prefix } = await changing(principal.namespace, params.id);
         const tooBig = body.files.find((file) => (file.size ?? 0) > limits.signedUploadBytes);
         if (tooBig !== undefined)
           throw new ApiError(
@@ -249,6 +259,11 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
             };
           }),
         );
+        const lastExpiry = data
+          .map((url) => url.expiresAt)
+          .sort()
+          .at(-1);
+        if (lastExpiry !== undefined) await recordArtifactUploadsOpen(store, workspace, lastExpiry);
         return { status: 201, body: { data } };
       },
     }),
@@ -262,9 +277,10 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
       params: ArtifactParamsSchema,
       responses: { 204: { description: 'Deleted' } },
       handler: async ({ params, principal }) => {
-        const prefix = await prefixOf(principal.namespace, params.id);
+        const { workspace, prefix } = await changing(principal.namespace, params.id);
         if (!(await storage(objectStore.delete(`${prefix}${params.filename}`))))
           throw ApiError.notFound('Artifact');
+        await recordArtifactsChanged(store, workspace);
         return { status: 204 };
       },
     }),
@@ -280,8 +296,10 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
         200: { description: 'How many were deleted', schema: z.object({ deleted: z.number().int() }) },
       },
       handler: async ({ params, principal }) => {
-        const prefix = await prefixOf(principal.namespace, params.id);
-        return { status: 200, body: { deleted: await storage(objectStore.deletePrefix(prefix)) } };
+        const { workspace, prefix } = await changing(principal.namespace, params.id);
+        const deleted = await storage(objectStore.deletePrefix(prefix));
+        if (deleted > 0) await recordArtifactsChanged(store, workspace);
+        return { status: 200, body: { deleted } };
       },
     }),
   ];
