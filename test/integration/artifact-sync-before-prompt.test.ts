@@ -41,7 +41,7 @@ async function prompt(script: string, workspaceId?: string): Promise<{ result: s
   const { id, workspaceId: workspace } = (await res.json()) as { id: string; workspaceId: string };
   const stream = await readTaskStream(`${api.url}/v1/tasks/${id}/events`, { key, timeoutMs: 90_000 });
   expect(stream.done?.status).toBe('completed');
-  return { result: String(stream.done?.finalResult ?? ''), workspace };
+  return { result: stream.done?.finalResult ?? '', workspace };
 }
 
 /** An object in the workspace's artifact storage that no API route wrote (so nothing marked it). */
