@@ -17,13 +17,13 @@ export interface ControllerOptions {
   rateLimiter?: RateLimiter;
 }
 
-/** The queue key of an object: `namespace/name`, or `/name` for a cluster-scoped one. */
 /**
  * Conflicts in a row that retry quietly (debug log, no error counted): one is a cache a watch event
  * behind; a run of them is two writers fighting, and shows as a failed reconcile.
  */
 const QUIET_CONFLICTS = 3;
 
+/** The queue key of an object: `namespace/name`, or `/name` for a cluster-scoped one. */
 export const requestKey = (request: ReconcileRequest): string => `${request.namespace ?? ''}/${request.name}`;
 
 export function parseRequestKey(key: string): ReconcileRequest {

@@ -70,7 +70,8 @@ function settleUndispatched(pass: ArchivePass): void {
 /**
  * Keeps finished prompts' history and the artifacts they left readable without the workspace
  * (issue 7): when a prompt ends, its events are archived to object storage, then the workspace's
- * /code/artifacts is synced both ways; before a prompt is dispatched, the sync runs too, so
+ * /code/artifacts is synced both ways; before a prompt is dispatched, the sync runs too when the
+ * API server changed the store's side since the last one (artifacts/store-changes.ts), so
  * artifacts uploaded through the API are in place. Each prompt's Task status entry records both
  * (`archivedAt`, `artifactsSyncedAt`); the `Archived` condition says whether anything is owed.
  */
