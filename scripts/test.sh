@@ -19,7 +19,7 @@ json() { [[ -n $results ]] && printf -- '--json\n--outputFile=%s/%s.json\n' "$re
 npm run --silent typecheck || exit 1
 npm run --silent lint || exit 1
 
-# On 2 cores jest runs every test file in its own process (one worker means in band), and over ~300
+# On 2 cores jest runs every test file in this one process (one worker means in band), and over ~300
 # files its heap outgrew Node's default limit (about 4 GB: an out-of-memory abort at 45 min on
 # 2026-11-26); the machine has the memory, so the limit is raised rather than the run split.
 jest=(node --max-old-space-size=8192 --experimental-vm-modules node_modules/jest/bin/jest.js)

@@ -116,14 +116,14 @@ const ArtifactUploadFormSchema = z.strictObject({
 export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
   const limits: ArtifactLimits = { ...DEFAULT_ARTIFACT_LIMITS, ...deps.limits };
   const { objectStore, readModel, store } = deps;
-  /** The caller's workspace's artifact prefix; 404 for another org's, a deleted or an unknown workspace. */
-  const prefixOf = async (namespace: string, id: string): Promise<string> =>
-    artifactPrefix(namespace, (await findWorkspace(readModel, namespace, id)).metadata.name);
-  /** The caller's workspace and its artifact prefix, for a change. */
-  const changing = async (namespace: string, id: string) => {
+  /** The caller's workspace and its artifact prefix; 404 for another org's, a deleted or an unknown workspace. */
+  const workspaceOf = async (namespace: string, id: string) => {
     const workspace = await findWorkspace(readModel, namespace, id);
     return { workspace, prefix: artifactPrefix(namespace, workspace.metadata.name) };
   };
+  /** The prefix alone, for a read. */
+  const prefixOf = async (namespace: string, id: string): Promise<string> =>
+    (await workspaceOf(namespace, id)).prefix;
 
   return [
     defineRoute({
@@ -211,7 +211,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
         },
       },
       handler: async ({ params, principal, req, res }) => {
-        const { workspace, prefix } = await changing(principal.namespace, params.id);
+        const { workspace, prefix } = await workspaceOf(principal.namespace, params.id);
         const stored = await receiveArtifacts(req, res, {
           objectStore,
           prefix,
@@ -234,7 +234,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
         201: { description: 'Upload URLs issued', schema: z.object({ data: z.array(UploadUrlSchema) }) },
       },
       handler: async ({ params, body, principal }) => {
-        const { workspace, prefix } = await changing(principal.namespace, params.id);
+        const { workspace, prefix } = await workspaceOf(principal.namespace, params.id);
         const tooBig = body.files.find((file) => (file.size ?? 0) > limits.signedUploadBytes);
         if (tooBig !== undefined)
           throw new ApiError(
@@ -277,7 +277,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
       params: ArtifactParamsSchema,
       responses: { 204: { description: 'Deleted' } },
       handler: async ({ params, principal }) => {
-        const { workspace, prefix } = await changing(principal.namespace, params.id);
+        const { workspace, prefix } = await workspaceOf(principal.namespace, params.id);
         if (!(await storage(objectStore.delete(`${prefix}${params.filename}`))))
           throw ApiError.notFound('Artifact');
         await recordArtifactsChanged(store, workspace);
@@ -296,7 +296,7 @@ export function artifactRoutes(deps: ArtifactRoutesDeps): RouteDefinition[] {
         200: { description: 'How many were deleted', schema: z.object({ deleted: z.number().int() }) },
       },
       handler: async ({ params, principal }) => {
-        const { workspace, prefix } = await changing(principal.namespace, params.id);
+        const { workspace, prefix } = await workspaceOf(principal.namespace, params.id);
         const deleted = await storage(objectStore.deletePrefix(prefix));
         if (deleted > 0) await recordArtifactsChanged(store, workspace);
         return { status: 200, body: { deleted } };
