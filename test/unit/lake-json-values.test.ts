@@ -145,7 +145,11 @@ describe('lake ISO time text', () => {
     const days = [-719_528, 2_932_896, 0, -1, 11_016, 11_017, 11_018];
     for (let day = -719_528; day <= 2_932_896; day += 7) days.push(day);
     for (let day = 10_900; day < 11_400; day++) days.push(day);
-    for (const day of days) expect(isoDate(day)).toBe(new Date(day * 86_400_000).toISOString().slice(0, 10));
+    // One expect over the mismatches: half a million expect calls took a minute.
+    const wrong = days
+      .map((day) => ({ day, got: isoDate(day), want: new Date(day * 86_400_000).toISOString().slice(0, 10) }))
+      .filter(({ got, want }) => got !== want);
+    expect(wrong).toEqual([]);
   });
 
   it('writes years beyond four digits in the expanded form', () => {
