@@ -60,6 +60,7 @@ export const addTaskController: AddController<TaskControllerDeps, Task> = (manag
       metrics: new TaskMetrics(registry),
       organizationOf: (namespace) =>
         organizationOfNamespace(manager.caches.list(OrganizationType), namespace),
+      tasksOnWorkspace: (namespace, workspace) => tasksOfWorkspace.list(namespace, workspace),
     }),
     workers: workers ?? 4,
   });

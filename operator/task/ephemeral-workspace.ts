@@ -2,7 +2,6 @@ import {
   AgentComputerEventReasons,
   AgentComputerType,
   HIBERNATED_BY_ANNOTATION,
-  TaskType,
   isTerminal,
 } from '../../crds/index.js';
 import type { AgentComputer, PromptStatusEntry, Task } from '../../crds/index.js';
@@ -50,16 +49,19 @@ export function idleEphemeralWorkspace(
   return { workspace, waitMs: Math.max(0, ended + options.graceMs - options.now.getTime()) };
 }
 
-/** Hibernates the workspace unless another task on it still has a prompt to run; resolves it as written. */
+/**
+ * Hibernates the workspace unless another of the tasks on it (`tasksOnWorkspace`) still has a prompt
+ * to run; resolves it as written. A task too new to be among them finds the workspace hibernated
+ * and resumes it: it costs a restart, never a prompt.
+ */
 export async function hibernateEphemeralWorkspace(
   store: ResourceStore,
   events: EventRecorder | undefined,
   task: Task,
   workspace: AgentComputer,
+  tasksOnWorkspace: readonly Task[],
 ): Promise<AgentComputer | undefined> {
-  const namespace = workspace.metadata.namespace ?? '';
-  const { items } = await store.list(TaskType, { namespace });
-  const busy = items.some(
+  const busy = tasksOnWorkspace.some(
     (other) =>
       other.metadata.name !== task.metadata.name &&
       other.spec.workspace === workspace.metadata.name &&

@@ -56,6 +56,11 @@ export interface TaskReconcilerOptions extends PromptRunnerOptions {
   /** The organization whose namespace this is (the operator's cache): its monthly budget applies. */
   organizationOf?: (namespace: string) => Organization | undefined;
   /**
+   * The Tasks on one workspace, from the operator's Task cache by index; without it (tests) the
+   * namespace's Tasks are listed from the store.
+   */
+  tasksOnWorkspace?: (namespace: string, workspace: string) => Task[];
+  /**
    * Where uploaded files live (the runner downloads them through signed URLs), finished prompts'
    * events are archived and workspace artifacts are synced. Without one, nothing is archived.
    */
@@ -161,11 +166,21 @@ export class TaskReconciler implements Reconciler {
     });
     if (idle?.waitMs === 0) {
       const { store, events, caches } = this.options;
-      const hibernated = await hibernateEphemeralWorkspace(store, events, task, idle.workspace);
+      const others = await this.tasksOn(idle.workspace);
+      const hibernated = await hibernateEphemeralWorkspace(store, events, task, idle.workspace, others);
       if (hibernated !== undefined) caches?.observe(AgentComputerType, hibernated);
     }
     this.follow(pass);
     return soonest(this.requeue(pass), idle === undefined || idle.waitMs === 0 ? undefined : idle.waitMs);
+  }
+
+  /** The Tasks on `workspace`: a cache lookup in the operator, a list of its namespace without caches. */
+  private async tasksOn(workspace: AgentComputer): Promise<Task[]> {
+    const namespace = workspace.metadata.namespace ?? '';
+    const name = workspace.metadata.name;
+    if (this.options.tasksOnWorkspace !== undefined) return this.options.tasksOnWorkspace(namespace, name);
+    const { items } = await this.options.store.list(TaskType, { namespace });
+    return items.filter((other) => other.spec.workspace === name);
   }
 
   /** The operator's caches (the view whose events woke this pass); the store where there are none (tests). */

@@ -1,8 +1,9 @@
 // The task controller reads its Task, the Task's workspace and the organization's context lake from
 // the operator's caches, the view whose watch events woke it: on Kubernetes each store read is a
 // quorum read through etcd, and a dispatch used to wait on three of them. Its own status writes go
-// into the cache, so the next pass does not work from the version before them. Real embedded store,
-// a real runner on loopback, the real task controller.
+// into the cache, so the next pass does not work from the version before them; whether a task-made
+// workspace may hibernate is asked of the cache's index of Tasks by workspace, not of a list of the
+// namespace. Real embedded store, a real runner on loopback, the real task controller.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -51,6 +52,8 @@ beforeEach(async () => {
     registry,
     installationKey,
     executors: new ExecutorCatalog(),
+    // A task-made workspace hibernates as soon as its tasks have nothing to run.
+    ephemeralIdleGraceMs: 0,
   });
   await manager.start();
 });
@@ -62,8 +65,9 @@ afterEach(async () => {
 });
 
 /** A running workspace whose runner answers on loopback, as the AgentComputer controller leaves it. */
-async function readyWorkspace(name: string): Promise<AgentComputer> {
-  const created = await store.create(AgentComputerType, agentComputerObject(NAMESPACE, name));
+async function readyWorkspace(name: string, ephemeral = false): Promise<AgentComputer> {
+  const object = agentComputerObject(NAMESPACE, name);
+  const created = await store.create(AgentComputerType, { ...object, spec: { ...object.spec, ephemeral } });
   const runner = await startRunner({ token: installationKey.runnerToken(created) });
   return store.replaceStatus(AgentComputerType, {
     ...created,
@@ -82,6 +86,9 @@ function taskOn(workspace: string, name: string, text: string): Task {
   const task = taskObject(NAMESPACE, name, workspace);
   return { ...task, spec: { ...task.spec, prompts: [prompt(text)] } };
 }
+
+const operatingModeOf = (workspace: string): string | undefined =>
+  manager.caches.get(AgentComputerType, NAMESPACE, workspace)?.spec.operatingMode;
 
 /** Waits until every prompt of the task has succeeded; answers the task as stored. */
 async function succeeded(name: string, prompts: number): Promise<Task> {
@@ -122,5 +129,45 @@ describe('the task controller', () => {
     await succeeded('follow-up', 2);
     const errors = await registry.getSingleMetric('agentry_reconcile_errors_total')?.get();
     expect(errors?.values.filter((value) => value.labels.controller === 'task') ?? []).toEqual([]);
+  });
+
+  it("hibernates an idle task-made workspace without listing the namespace's Tasks from the store", async () => {
+    await readyWorkspace('made-for-a-task', true);
+    const lists = jest.spyOn(store, 'list');
+    await store.create(TaskType, taskOn('made-for-a-task', 'one-off', 'echo once'));
+    await succeeded('one-off', 1);
+    await until('the idle workspace to hibernate', () =>
+      Promise.resolve(operatingModeOf('made-for-a-task') === 'Hibernated' ? true : undefined),
+    );
+    expect(lists.mock.calls.map(([type]) => type.kind)).not.toContain(TaskType.kind);
+  });
+
+  it('keeps a task-made workspace running while another task on it has a prompt to run', async () => {
+    await readyWorkspace('shared', true);
+    const secondSucceeded = (): boolean =>
+      manager.caches.get(TaskType, NAMESPACE, 'second')?.status?.prompts?.[0]?.status === 'succeeded';
+    // Whether the second task had ended, at each write that hibernates the workspace.
+    const hibernatedWhenSecondEnded: boolean[] = [];
+    const replace = store.replace.bind(store);
+    jest.spyOn(store, 'replace').mockImplementation((type, object) => {
+      if (type.kind === AgentComputerType.kind && object.metadata.name === 'shared') {
+        const workspace = AgentComputerType.schema.parse(object);
+        if (workspace.spec.operatingMode === 'Hibernated') hibernatedWhenSecondEnded.push(secondSucceeded());
+      }
+      return replace(type, object);
+    });
+    await store.create(TaskType, taskOn('shared', 'first', 'sleep 0.5; echo first'));
+    await until('the first prompt to be dispatched', () => {
+      const task = manager.caches.get(TaskType, NAMESPACE, 'first');
+      return Promise.resolve(task?.status?.prompts?.[0]?.dispatchedAt === undefined ? undefined : true);
+    });
+    // Queued in the runner behind the first: pending when the first ends and its task goes idle.
+    await store.create(TaskType, taskOn('shared', 'second', 'sleep 1; echo second'));
+    await succeeded('first', 1);
+    await succeeded('second', 1);
+    await until('the workspace to hibernate once the second task is idle', () =>
+      Promise.resolve(operatingModeOf('shared') === 'Hibernated' ? true : undefined),
+    );
+    expect(hibernatedWhenSecondEnded).toEqual([true]);
   });
 });
