@@ -16,11 +16,11 @@ import type { ObjectReader } from '../controller/index.js';
 export interface DispatchRequestContext {
   store: ResourceStore;
   /**
-   * Where the organization's context lake is read: the operator's cache (a dispatch then waits on no
-   * round trip for it); the store without one. Secrets are always read from the store: a task's
+   * The operator's caches, where the organization's context lake is read (a dispatch then waits on
+   * no round trip for it); the store without them. Secrets are always read from the store: a task's
    * env Secret is written just before the task, and Secrets are not cached.
    */
-  reads?: ObjectReader | undefined;
+  caches?: ObjectReader | undefined;
   executors: ExecutorCatalog;
   /**
    * Values for executor variables whose Secret does not exist (the embedded default hands its
@@ -120,7 +120,7 @@ async function agentFields(
   const catalog = context.skills ?? EMPTY_CATALOG;
   const namespace = task.metadata.namespace ?? '';
   const instructions = await instructionsWithLake(
-    context.reads ?? context.store,
+    context.caches ?? context.store,
     namespace,
     workspace?.spec.agentInstructions,
     access.env,

@@ -157,7 +157,7 @@ export class PromptRunner {
       request = await dispatchRequestOf(
         {
           store: this.options.store,
-          reads: this.options.caches,
+          caches: this.options.caches,
           executors: this.options.executors,
           envFallback: this.options.envFallback ?? {},
           objectStore: this.options.objectStore,
