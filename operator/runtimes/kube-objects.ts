@@ -159,3 +159,35 @@ export const VirtualMachineType: ResourceType<VirtualMachine> = {
   hasStatusSubresource: true,
   schema: VirtualMachineSchema,
 };
+
+/** A VM's running instance (KubeVirt makes it, named as its VM): read for the address it reports. */
+export const VirtualMachineInstanceSchema = z.object({
+  apiVersion: z.literal('kubevirt.io/v1'),
+  kind: z.literal('VirtualMachineInstance'),
+  metadata: ObjectMetaSchema,
+  spec: z.looseObject({}),
+  status: z
+    .looseObject({
+      phase: z.string().optional(),
+      interfaces: z
+        .array(
+          z.looseObject({
+            name: z.string().optional(),
+            ipAddress: z.string().optional(),
+            ipAddresses: z.array(z.string()).optional(),
+          }),
+        )
+        .optional(),
+    })
+    .optional(),
+});
+export type VirtualMachineInstance = z.infer<typeof VirtualMachineInstanceSchema>;
+export const VirtualMachineInstanceType: ResourceType<VirtualMachineInstance> = {
+  group: 'kubevirt.io',
+  version: 'v1',
+  kind: 'VirtualMachineInstance',
+  plural: 'virtualmachineinstances',
+  namespaced: true,
+  hasStatusSubresource: true,
+  schema: VirtualMachineInstanceSchema,
+};

@@ -5,11 +5,16 @@
 import { secretData } from '../../crds/index.js';
 import type { OwnerReference, Secret } from '../../crds/index.js';
 import { SecretType } from '../../crds/index.js';
-import { NetworkPolicyType, ServiceType, VirtualMachineType } from './kube-objects.js';
+import {
+  NetworkPolicyType,
+  ServiceType,
+  VirtualMachineInstanceType,
+  VirtualMachineType,
+} from './kube-objects.js';
 import { controllerReference, deleteControlled, ensureObject } from './ensure-object.js';
 import { serviceEndpoint, serviceName } from './workload-names.js';
 import { quantityValue } from './quantity.js';
-import type { VirtualMachine } from './kube-objects.js';
+import type { VirtualMachine, VirtualMachineInstance } from './kube-objects.js';
 import { namespaceOf, workloadNetworkPolicy, workloadService } from './cluster-objects.js';
 import { placementFields } from './cluster-options.js';
 import type { ClusterRuntimeOptions } from './cluster-options.js';
@@ -162,17 +167,40 @@ function hibernation(
       };
 }
 
-/** What the VM says about the workload, given what apply asked of it. */
+/**
+ * The address a running VM's instance reports on its pod-network interface (`default`): with
+ * masquerade binding, the virt-launcher Pod's IP, whose ports reach the guest's. Previews connect
+ * there; the Service exposes only the program's port.
+ */
+export function vmAddress(instance: VirtualMachineInstance | undefined): string | undefined {
+  const interfaces = instance?.status?.interfaces ?? [];
+  const reported = (entry: (typeof interfaces)[number]): string | undefined =>
+    entry.ipAddress ?? entry.ipAddresses?.[0];
+  const primary = interfaces.find((entry) => entry.name === 'default');
+  return (primary === undefined ? undefined : reported(primary)) ?? interfaces.map(reported).find(Boolean);
+}
+
+/** What every observation of the VM says: it exists, whether it runs, and where it is reached. */
+function observedBase(
+  vm: VirtualMachine,
+  where: { endpoint: string; address?: string | undefined },
+): Pick<WorkloadObservation, 'provisioned' | 'running' | 'sandboxId' | 'endpoint' | 'address'> {
+  const running = vm.status?.printableStatus === 'Running';
+  const address = running ? where.address : undefined;
+  return { provisioned: true, running, sandboxId: vm.metadata.name, endpoint: where.endpoint, address };
+}
+
+/** What the VM (and, once it runs, its instance) says about the workload, given what apply asked of it. */
 export function observeVm(
   object: WorkloadObject,
   vm: VirtualMachine,
-  where: { endpoint: string; image: string; disk: string },
+  where: { endpoint: string; image: string; disk: string; address?: string | undefined },
 ): WorkloadObservation {
   const program = workloadProgram(object);
   const printable = vm.status?.printableStatus;
-  const running = printable === 'Running';
+  const base = observedBase(vm, where);
+  const { running } = base;
   const ready = running && vm.status?.ready === true;
-  const base = { provisioned: true, running, sandboxId: vm.metadata.name, endpoint: where.endpoint };
   const state = printable ?? 'being created';
   if (object.spec.operatingMode === 'Hibernated') return hibernation(base, printable);
   if (vm.metadata.annotations?.[REDEPLOYING_ANNOTATION] !== undefined) {
@@ -249,7 +277,17 @@ export class KubevirtRuntime implements WorkloadRuntime {
     });
     this.logWrite(written);
     const endpoint = serviceEndpoint(names.service, namespace, program.port);
-    return observeVm(object, written.object, { endpoint, image: this.image(object), disk: names.disk });
+    // Its instance only while the VM runs: there is none before, and none once it is halted.
+    const address =
+      written.object.status?.printableStatus === 'Running'
+        ? vmAddress(await store.get(VirtualMachineInstanceType, namespace, names.vm))
+        : undefined;
+    return observeVm(object, written.object, {
+      endpoint,
+      image: this.image(object),
+      disk: names.disk,
+      address,
+    });
   }
 
   /** Owner references collect everything (KubeVirt makes the DataVolume the VM's); this is faster. */
