@@ -1,26 +1,31 @@
 // An agent computer as a real KubeVirt VM, driven through the installed API server only: CDI imports
 // the root disk from our VM disk image, KubeVirt (built here, emulated with QEMU TCG: this machine
 // has no hardware virtualization) boots it, cloud-init starts our runner, a prompt runs in the guest,
-// hibernation halts the VM and keeps its disk, a resume boots the same disk. Nothing is faked: KWOK
-// does not manage the real node, and no stage stands in for virt-controller.
+// a preview URL reaches a dev server in the guest, hibernation halts the VM and keeps its disk, a
+// resume boots the same disk. Nothing is faked: KWOK does not manage the real node, and no stage
+// stands in for virt-controller.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import {
+  PreviewSchema,
   api,
   createTask,
   createWorkspace,
   deleteWorkspaceEntirely,
   deployment,
+  devServerPrompt,
   eventually,
   kubectl,
   objectNames,
   streamTask,
   streamText,
+  throughPreview,
   waitForWorkspace,
 } from '../realnode/support.js';
 
 /** Emulated boots are slow (docs/runtimes.md: about a minute to several on two shared cores). */
 const VM_START_MS = 20 * 60_000;
+const DEV_PORT = 3000;
 const selectorOf = (id: string): string => `agentry.dev/agent-computer=${id}`;
 const created: string[] = [];
 const seconds = (since: number): string => ((Date.now() - since) / 1000).toFixed(1);
@@ -98,6 +103,22 @@ describe('an agent computer as a KubeVirt VM on the real node (emulated)', () =>
     expect(lines).toContain('KubeVirt');
     expect(lines).toContain('qemu');
     expect(lines).toContain('wrote it');
+  }, 360_000);
+
+  it('serves a preview of a dev server a prompt started in the guest, through the API server', async () => {
+    const task = await createTask({ workspaceId: id, prompt: devServerPrompt(DEV_PORT) });
+    const stream = await streamTask(task.id, { timeoutMs: 300_000 });
+    expect(stream.done?.status).toBe('completed');
+    expect(streamText(stream)).toContain('listening');
+    const made = await api(`/v1/agent-computers/${id}/previews`, {
+      method: 'POST',
+      body: { port: DEV_PORT },
+    });
+    expect(made.status).toBe(201);
+    // The API server connects to the address the VM's instance reports; masquerade forwards the port.
+    const answer = await throughPreview(PreviewSchema.parse(made.body).url, 'in/the/guest');
+    expect(answer.status).toBe(200);
+    expect(answer.text).toMatch(/^hello from \S+ at \/in\/the\/guest$/);
   }, 360_000);
 
   it('hibernates: the VM is halted and its instance gone, the disk kept', async () => {

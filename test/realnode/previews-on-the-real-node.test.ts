@@ -5,27 +5,22 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import {
+  PreviewSchema,
   api,
   createTask,
   createWorkspace,
   deployment,
+  devServerPrompt,
   kubectl,
   runnerPod,
   streamTask,
   streamText,
+  throughPreview,
   waitForWorkspace,
 } from './support.js';
 
 const DEV_PORT = 3000;
-const PreviewSchema = z.looseObject({ id: z.string(), port: z.number(), url: z.string() });
 const ErrorSchema = z.looseObject({ error: z.looseObject({ code: z.string(), message: z.string() }) });
-
-/** A dev server as an agent starts one: in the background, outliving its prompt (setsid). */
-const DEV_SERVER = [
-  `setsid node -e "require('http').createServer((q, s) => s.end('hello from ' + require('os').hostname() + ' at ' + q.url)).listen(${DEV_PORT}, '0.0.0.0', () => console.log('listening'))" > /tmp/dev.log 2>&1 < /dev/null &`,
-  'for i in $(seq 100); do grep -q listening /tmp/dev.log && break; sleep 0.1; done',
-  'cat /tmp/dev.log',
-].join('\n');
 
 const created: string[] = [];
 const probes: { name: string; namespace: string }[] = [];
@@ -71,14 +66,6 @@ async function connects(
   return (await kubectl(['exec', '-n', from.namespace, from.name, '--', 'bash', '-c', script])).trim();
 }
 
-/** GET through the API server at the preview URL's path (its origin is the release's public URL). */
-async function throughPreview(url: string, path = ''): Promise<{ status: number; text: string }> {
-  const res = await fetch(`${deployment().apiUrl}${new URL(url).pathname}${path}`, {
-    signal: AbortSignal.timeout(60_000),
-  });
-  return { status: res.status, text: await res.text() };
-}
-
 describe('a preview URL on the real node', () => {
   let id = '';
   let podName = '';
@@ -88,7 +75,7 @@ describe('a preview URL on the real node', () => {
     id = await createWorkspace('previewed workspace');
     created.push(id);
     await waitForWorkspace(id, 'ready');
-    const task = await createTask({ workspaceId: id, prompt: DEV_SERVER });
+    const task = await createTask({ workspaceId: id, prompt: devServerPrompt(DEV_PORT) });
     const stream = await streamTask(task.id);
     expect(stream.done?.status).toBe('completed');
     expect(streamText(stream)).toContain('listening');

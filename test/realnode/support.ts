@@ -323,3 +323,25 @@ export function clusterIpService(name: string, namespace: string, selector: stri
     spec: { selector: { app: selector }, ports: [{ port, targetPort: port }] },
   });
 }
+
+/** What POST /v1/agent-computers/:id/previews answers (docs/api.md#previews), as far as tests read it. */
+export const PreviewSchema = z.looseObject({ id: z.string(), port: z.number(), url: z.string() });
+
+/**
+ * A shell prompt that starts a dev server as an agent would: in the background, outliving its prompt
+ * (setsid), answering `hello from <hostname> at <path>` on `port`; it prints `listening` once it does.
+ */
+export const devServerPrompt = (port: number): string =>
+  [
+    `setsid node -e "require('http').createServer((q, s) => s.end('hello from ' + require('os').hostname() + ' at ' + q.url)).listen(${port}, '0.0.0.0', () => console.log('listening'))" > /tmp/dev.log 2>&1 < /dev/null &`,
+    'for i in $(seq 100); do grep -q listening /tmp/dev.log && break; sleep 0.1; done',
+    'cat /tmp/dev.log',
+  ].join('\n');
+
+/** GET through the installed API server at a preview URL's path (its origin is the release's public URL). */
+export async function throughPreview(url: string, path = ''): Promise<{ status: number; text: string }> {
+  const res = await fetch(`${deployment().apiUrl}${new URL(url).pathname}${path}`, {
+    signal: AbortSignal.timeout(60_000),
+  });
+  return { status: res.status, text: await res.text() };
+}
