@@ -7,8 +7,8 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import {
-  PreviewSchema,
   api,
+  createPreview,
   createTask,
   createWorkspace,
   deleteWorkspaceEntirely,
@@ -110,13 +110,8 @@ describe('an agent computer as a KubeVirt VM on the real node (emulated)', () =>
     const stream = await streamTask(task.id, { timeoutMs: 300_000 });
     expect(stream.done?.status).toBe('completed');
     expect(streamText(stream)).toContain('listening');
-    const made = await api(`/v1/agent-computers/${id}/previews`, {
-      method: 'POST',
-      body: { port: DEV_PORT },
-    });
-    expect(made.status).toBe(201);
     // The API server connects to the address the VM's instance reports; masquerade forwards the port.
-    const answer = await throughPreview(PreviewSchema.parse(made.body).url, 'in/the/guest');
+    const answer = await throughPreview(await createPreview(id, DEV_PORT), 'in/the/guest');
     expect(answer.status).toBe(200);
     expect(answer.text).toMatch(/^hello from \S+ at \/in\/the\/guest$/);
   }, 360_000);

@@ -15,6 +15,7 @@ import {
   eventually,
   kubectl,
   pods,
+  startProbePod,
   streamTask,
   streamText,
   waitForWorkspace,
@@ -67,22 +68,6 @@ const probeScript = (list: Target[]): string =>
 
 const outcomes = (text: string): Record<string, string> =>
   Object.fromEntries([...text.matchAll(/probe (\S+) (open|closed)/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
-
-async function startProbePod(name: string, namespace: string, labels: Record<string, string>): Promise<void> {
-  const d = deployment();
-  const pod = {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace, labels },
-    spec: {
-      nodeSelector: { 'agentry.dev/real-node': 'true' },
-      containers: [{ name: 'probe', image: d.images.runner, command: ['sleep', 'infinity'] }],
-      terminationGracePeriodSeconds: 0,
-    },
-  };
-  await kubectl(['apply', '-f', '-'], JSON.stringify(pod));
-  await kubectl(['wait', '--for=condition=Ready', `pod/${name}`, '-n', namespace, '--timeout=120s']);
-}
 
 async function probeFromPod(
   name: string,

@@ -5,14 +5,15 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import {
-  PreviewSchema,
   api,
+  createPreview,
   createTask,
   createWorkspace,
   deployment,
   devServerPrompt,
   kubectl,
   runnerPod,
+  startProbePod,
   streamTask,
   streamText,
   throughPreview,
@@ -34,25 +35,14 @@ afterAll(async () => {
     );
 }, 120_000);
 
-/** A Pod of our runner image on the real node, with these labels, that waits to be exec'd into. */
+/** A probe Pod (startProbePod), removed after the file. */
 async function probePod(
   name: string,
   namespace: string,
   labels: Record<string, string>,
 ): Promise<{ name: string; namespace: string }> {
-  const pod = {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace, labels },
-    spec: {
-      nodeSelector: { 'agentry.dev/real-node': 'true' },
-      containers: [{ name: 'probe', image: deployment().images.runner, command: ['sleep', 'infinity'] }],
-      terminationGracePeriodSeconds: 0,
-    },
-  };
   probes.push({ name, namespace });
-  await kubectl(['apply', '-f', '-'], JSON.stringify(pod));
-  await kubectl(['wait', '--for=condition=Ready', `pod/${name}`, '-n', namespace, '--timeout=120s']);
+  await startProbePod(name, namespace, labels);
   return { name, namespace };
 }
 
@@ -80,23 +70,16 @@ describe('a preview URL on the real node', () => {
     expect(stream.done?.status).toBe('completed');
     expect(streamText(stream)).toContain('listening');
 
-    const made = await api(`/v1/agent-computers/${id}/previews`, {
-      method: 'POST',
-      body: { port: DEV_PORT },
-    });
-    expect(made.status).toBe(201);
-    const preview = PreviewSchema.parse(made.body);
+    const url = await createPreview(id, DEV_PORT);
     const { pod } = await runnerPod(id);
     podName = pod?.metadata.name ?? '';
     podIp = pod?.status?.podIP ?? '';
-    const answer = await throughPreview(preview.url, 'some/page?x=1');
+    const answer = await throughPreview(url, 'some/page?x=1');
     expect(answer).toEqual({ status: 200, text: `hello from ${podName} at /some/page?x=1` });
   }, 300_000);
 
   it('answers 502 naming the port when nothing in the workspace listens on it', async () => {
-    const made = await api(`/v1/agent-computers/${id}/previews`, { method: 'POST', body: { port: 3999 } });
-    expect(made.status).toBe(201);
-    const answer = await throughPreview(PreviewSchema.parse(made.body).url);
+    const answer = await throughPreview(await createPreview(id, 3999));
     expect(answer.status).toBe(502);
     expect(ErrorSchema.parse(JSON.parse(answer.text)).error.message).toContain('3999');
   }, 120_000);

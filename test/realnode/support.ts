@@ -325,7 +325,35 @@ export function clusterIpService(name: string, namespace: string, selector: stri
 }
 
 /** What POST /v1/agent-computers/:id/previews answers (docs/api.md#previews), as far as tests read it. */
-export const PreviewSchema = z.looseObject({ id: z.string(), port: z.number(), url: z.string() });
+const PreviewSchema = z.looseObject({ id: z.string(), port: z.number(), url: z.string() });
+
+/** A preview URL of the workspace's port, through the installed API server (201 or it throws). */
+export async function createPreview(workspaceId: string, port: number): Promise<string> {
+  const made = await api(`/v1/agent-computers/${workspaceId}/previews`, { method: 'POST', body: { port } });
+  if (made.status !== 201)
+    throw new Error(`POST previews answered ${made.status}: ${JSON.stringify(made.body)}`);
+  return PreviewSchema.parse(made.body).url;
+}
+
+/** A Pod of our runner image on the real node, with these labels, that waits to be exec'd into. */
+export async function startProbePod(
+  name: string,
+  namespace: string,
+  labels: Record<string, string>,
+): Promise<void> {
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace, labels },
+    spec: {
+      nodeSelector: { [REAL_NODE_LABEL]: 'true' },
+      containers: [{ name: 'probe', image: deployment().images.runner, command: ['sleep', 'infinity'] }],
+      terminationGracePeriodSeconds: 0,
+    },
+  };
+  await kubectl(['apply', '-f', '-'], JSON.stringify(pod));
+  await kubectl(['wait', '--for=condition=Ready', `pod/${name}`, '-n', namespace, '--timeout=120s']);
+}
 
 /**
  * A shell prompt that starts a dev server as an agent would: in the background, outliving its prompt
