@@ -35,7 +35,7 @@ const OPTIONS = {
   sourceMaps: 'inline',
 };
 // Transformed modules, by path, source and swc version: every spawned process would otherwise
-// transform the same few hundred files again (about a second of each start).
+// transform the same few hundred files again (about 0.4 s of each start, measured on `agentry serve`).
 const CACHE = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'agentry-swc');
 
 export async function load(url, context, nextLoad) {
