@@ -1,11 +1,11 @@
-// Where previews reach a VM workspace's ports (operator/runtimes/kubevirt.ts): the address its running
-// instance reports on the pod-network interface, the virt-launcher Pod's IP (masquerade binding
-// forwards its ports into the guest). The Service names only the runner's port.
+// Where previews reach a VM workspace's ports (operator/runtimes/vm-observation.ts): the address
+// its running instance reports on the pod-network interface, the virt-launcher Pod's IP (masquerade
+// binding forwards its ports into the guest). The Service names only the runner's port.
 import { describe, expect, it } from '@jest/globals';
 import { AgentComputerSpecSchema } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
 import type { VirtualMachine, VirtualMachineInstance } from '../../operator/runtimes/kube-objects.js';
-import { observeVm, vmAddress } from '../../operator/runtimes/kubevirt.js';
+import { observeVm, vmAddress } from '../../operator/runtimes/vm-observation.js';
 
 type Interfaces = NonNullable<NonNullable<VirtualMachineInstance['status']>['interfaces']>;
 

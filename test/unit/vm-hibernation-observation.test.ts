@@ -1,4 +1,4 @@
-// When a hibernating VM counts as down (operator/runtimes/kubevirt.ts observeVm): KubeVirt reports
+// When a hibernating VM counts as down (operator/runtimes/vm-observation.ts observeVm): KubeVirt reports
 // Stopping at once after runStrategy Halted, while the guest still shuts down and holds its CPU and
 // memory; the workspace is hibernated only once KubeVirt says Stopped. Found on real KubeVirt, where
 // the API said `hibernated` 0.5 s after a stop and the VM instance lived 7 s longer.
@@ -6,7 +6,7 @@ import { describe, expect, it } from '@jest/globals';
 import { AgentComputerSpecSchema } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
 import type { VirtualMachine } from '../../operator/runtimes/kube-objects.js';
-import { observeVm } from '../../operator/runtimes/kubevirt.js';
+import { observeVm } from '../../operator/runtimes/vm-observation.js';
 
 const hibernating: AgentComputer = {
   apiVersion: 'agentry.dev/v1alpha1',
