@@ -42,6 +42,7 @@ import { webPages, webSessions } from './web/web-pages.js';
 import { NEGOTIATED_ROUTES } from './web/pages.js';
 import { directReads } from './direct-reads.js';
 import type { ApiRequestListener, UpgradeListener } from './direct-reads.js';
+import type { WorkspacePoolReservations } from './workspace-pool/reservations.js';
 import { PreviewGateway } from './agent-computer/previews/gateway.js';
 import { previewRoutes } from './agent-computer/previews/routes.js';
 import { PreviewTokens } from './agent-computer/previews/token.js';
@@ -105,6 +106,12 @@ export interface ApiAppOptions {
   /** How long a preview request waits for a hibernated workspace (AGENTRY_PREVIEW_WAKE_TIMEOUT; 60 s when omitted). */
   previewWakeTimeoutMs?: number;
   /**
+   * This process's warm-pool claims reserved ahead (docs/workspace-pools.md#claims-reserved-ahead);
+   * its owner closes it (releasing what it holds) before the store. Without it, a task's claim
+   * writes the member when it claims.
+   */
+  poolReservations?: WorkspacePoolReservations;
+  /**
    * The model gateway at /model-gateway (docs/model-gateway.md); `false` (AGENTRY_MODEL_GATEWAY=disabled):
    * not served. Omitted: served with the public upstreams and the built-in prices.
    */
@@ -147,6 +154,7 @@ export function apiRoutes(
     | 'artifactLimits'
     | 'artifactDownloadRedirect'
     | 'previewDomain'
+    | 'poolReservations'
   >,
 ): RouteDefinition[] {
   const now = options.now ?? (() => new Date());
@@ -155,6 +163,7 @@ export function apiRoutes(
     readModel: options.readModel,
     metrics: options.metrics,
     now,
+    reservations: options.poolReservations,
   });
   return [
     ...agentComputerRoutes({ ...options, poolClaims }),

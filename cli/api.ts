@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { createApiApp } from '../api/app.js';
+import { WorkspacePoolReservations } from '../api/workspace-pool/reservations.js';
 import { parseDuration } from '../platform/duration.js';
 import { answerClientErrors } from '../api/client-errors.js';
 import { ReadModel } from '../api/read-model.js';
@@ -101,6 +102,7 @@ async function openApiServer(config: Config, logger: Logger) {
   const notificationQueues = notificationQueuesFromConfig(config);
   const objectStore = openObjectStore(config, { installationKey, publicUrl: publicUrlOf(config) });
   const state = { ready: false };
+  const poolReservations = new WorkspacePoolReservations({ store, readModel, logger, now: () => new Date() });
   const app = createApiApp({
     store,
     readModel,
@@ -126,6 +128,7 @@ async function openApiServer(config: Config, logger: Logger) {
     previewWakeTimeoutMs: parseDuration(config.AGENTRY_PREVIEW_WAKE_TIMEOUT),
     ...(notificationQueues === undefined ? {} : { notificationQueues }),
     modelGateway: await modelGatewaySettingsOf(config),
+    poolReservations,
   });
   const server = createServer(app);
   server.on('upgrade', app.onUpgrade);
@@ -135,6 +138,7 @@ async function openApiServer(config: Config, logger: Logger) {
     readModel,
     state,
     async close(): Promise<void> {
+      await poolReservations.close();
       await readModel.stop();
       notificationQueues?.close();
       await store.close();

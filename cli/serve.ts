@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { createApiApp } from '../api/app.js';
+import { WorkspacePoolReservations } from '../api/workspace-pool/reservations.js';
 import type { ApiRequestListener } from '../api/direct-reads.js';
 import { answerClientErrors, answerStarting } from '../api/client-errors.js';
 import { ReadModel } from '../api/read-model.js';
@@ -272,6 +273,7 @@ export async function serve(config: Config, announce: (line: string) => void): P
   });
   const readModel = new ReadModel(store, { controlNamespace: config.AGENTRY_NAMESPACE, logger });
   let ready = false;
+  const poolReservations = new WorkspacePoolReservations({ store, readModel, logger, now: () => new Date() });
   attached.app = createApiApp({
     store,
     readModel,
@@ -298,6 +300,7 @@ export async function serve(config: Config, announce: (line: string) => void): P
     // One machine: the gateway injects the keys of whoever runs `agentry serve`, as dispatch did.
     modelGateway: await modelGatewaySettingsOf(config, executorEnvOfThisProcess(executors)),
     version: AGENTRY_VERSION,
+    poolReservations,
     isReady: () => ready,
   });
   await readModel.start();
@@ -324,6 +327,7 @@ export async function serve(config: Config, announce: (line: string) => void): P
       });
       server.closeIdleConnections(); // keep-alive sockets would hold close() open for seconds
       await closed;
+      await poolReservations.close();
       await readModel.stop();
       await egress.proxy.stop();
       await operator.stop();

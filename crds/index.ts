@@ -11,6 +11,8 @@ export * from './context-lake/types.js';
 export * from './workspace-pool/types.js';
 export * from './workspace-pool/claim-quiet.js';
 export * from './workspace-pool/claim-binding.js';
+export * from './workspace-pool/claimed-member.js';
+export * from './workspace-pool/reservation.js';
 export * from './model-usage.js';
 export * from './egress.js';
 export * from './organization/conditions.js';

@@ -27,6 +27,9 @@ export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 /** Selects the objects Agentry made (the label above): what its controllers' owned-object caches hold. */
 export const MANAGED_BY_AGENTRY_SELECTOR = `${MANAGED_BY_LABEL}=agentry`;
 
+/** On what the REST API makes (or claims) for a caller: the id of the API key that made it. */
+export const OWNER_KEY_LABEL = 'agentry.dev/owner';
+
 export const OwnerReferenceSchema = z.object({
   apiVersion: z.string(),
   kind: z.string(),

@@ -13,7 +13,7 @@ import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
 import type { ReadModel } from '../read-model.js';
 import type { WorkspacePoolClaims } from '../workspace-pool/claim.js';
-import type { ClaimerSpec } from '../workspace-pool/claimed-member.js';
+import type { ClaimerSpec } from '../../crds/index.js';
 import { isAvailableMember } from '../workspace-pool/members.js';
 
 /**

@@ -19,8 +19,7 @@ export interface Principal {
   prompt?: { task: string; prompt: string };
 }
 
-/** On what the REST API makes (or claims) for a caller: the id of the API key that made it. */
-export const OWNER_KEY_LABEL = 'agentry.dev/owner';
+export { OWNER_KEY_LABEL } from '../../crds/meta.js';
 
 const principals = new WeakMap<object, Principal>();
 

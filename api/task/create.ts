@@ -170,9 +170,10 @@ async function storeTaskAfter(
 
 /**
  * A task without workspaceId (docs/api.md#agent-computers): its workspace is ephemeral, counts
- * against limits.agentComputers, and is deleted when the operator purges the task. A ready warm-pool
- * member is claimed with the task written at the same time (crds/workspace-pool/claim-binding.ts);
- * when that claim loses, the usual claim (a few tries) or a cold workspace comes first.
+ * against limits.agentComputers, and is deleted when the operator purges the task. A claim this
+ * process reserved ahead costs the task's write alone (crds/workspace-pool/reservation.ts); else a
+ * ready warm-pool member is claimed with the task written at the same time (claim-binding.ts); when
+ * that claim loses, the usual claim (a few tries) or a cold workspace comes first.
  */
 async function createWithOwnWorkspace(
   deps: TaskRoutesDeps,
@@ -183,6 +184,10 @@ async function createWithOwnWorkspace(
 ): Promise<Task> {
   assertAgentComputerSlot(deps, principal, LIMIT_HINT);
   const spec = { displayName: fields.title, ephemeral: true };
+  const reserved = await deps.poolClaims.claimReserved(principal, spec, logger, (member, name) =>
+    storeTaskAfter(deps, principal, body, { ...fields, name, claims: member.metadata.name }, member, logger),
+  );
+  if (reserved !== undefined) return reserved.written;
   const name = randomUUID();
   const together = await deps.poolClaims.claimAlongside(principal, spec, logger, {
     taskName: name,

@@ -7,12 +7,13 @@ import type { ResourceStore } from '../../platform/store/types.js';
 import type { Principal } from '../auth/principal.js';
 import { poolMembersBucket } from '../read-model.js';
 import type { ReadModel } from '../read-model.js';
-import { claimedMember } from './claimed-member.js';
-import type { ClaimerSpec } from './claimed-member.js';
+import { claimedMember } from '../../crds/index.js';
+import type { ClaimerSpec } from '../../crds/index.js';
 import { isClaimable } from './members.js';
 import type { WorkspaceNeeds } from './members.js';
 import { ClaimMetrics, ClaimOutcomes } from './metrics.js';
 import type { ClaimOutcome } from './metrics.js';
+import type { WorkspacePoolReservations } from './reservations.js';
 
 /** Writes one claim tries before it gives up and the caller starts cold. */
 const ATTEMPTS = 3;
@@ -27,6 +28,8 @@ export interface WorkspacePoolClaimsDeps {
   readModel: ReadModel;
   metrics: Registry;
   now: () => Date;
+  /** This process's claims reserved ahead; without it, every claim writes the member when it claims. */
+  reservations?: WorkspacePoolReservations | undefined;
 }
 
 /** The write a claim is sent with (claimAlongside), and how each is undone when the other fails. */
@@ -124,6 +127,29 @@ export class WorkspacePoolClaims {
     return { outcome: 'lost' };
   }
 
+  /**
+   * A claim this process reserved ahead (reservations.ts), at the cost of one write: `write` stores
+   * the task under the name the reservation gave it, which binds it to the member at once. The rest
+   * of the claim is written after, without waiting for it. Undefined when this process holds no
+   * reservation in the organization (nothing written): the caller claims the usual way. A failing
+   * `write` is thrown, and undoes nothing: the caller removes the member, as it would a cold one.
+   */
+  async claimReserved<T>(
+    principal: Principal,
+    spec: ClaimerSpec,
+    log: Logger,
+    write: (member: AgentComputer, taskName: string) => Promise<T>,
+  ): Promise<{ member: AgentComputer; written: T } | undefined> {
+    const { reservations } = this.deps;
+    const handed = reservations?.handOut(principal.namespace);
+    if (reservations === undefined || handed === undefined) return undefined;
+    const started = performance.now();
+    const written = await write(handed.member, handed.task);
+    this.recordClaimed(handed.member, { attempts: 1, withTask: true, reserved: true }, started, log);
+    void reservations.complete(handed, principal, spec, log);
+    return { member: handed.member, written };
+  }
+
   /** The ready members of the organization that meet the needs, as cached. */
   private candidates(namespace: string, needs: WorkspaceNeeds): AgentComputer[] {
     const cache = this.deps.readModel.agentComputers;
@@ -170,7 +196,7 @@ export class WorkspacePoolClaims {
   /** Counts a claim that got its member, and logs it with how it went. */
   private recordClaimed(
     member: AgentComputer,
-    how: { attempts: number; withTask?: boolean },
+    how: { attempts: number; withTask?: boolean; reserved?: boolean },
     started: number,
     log: Logger,
   ): void {

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { AgentComputerConditions, PoolMemberStates, isPoolMemberIn } from '../../crds/index.js';
+import { AgentComputerConditions, PoolMemberStates, isPoolMemberIn, isSpokenFor } from '../../crds/index.js';
 import type { AgentComputer, AgentComputerSpec } from '../../crds/index.js';
 import { isTrue } from '../../crds/conditions.js';
 
@@ -23,13 +23,20 @@ export const meetsNeeds = (member: AgentComputer, needs: WorkspaceNeeds): boolea
   (needs.resources === undefined || isDeepStrictEqual(member.spec.resources, needs.resources));
 
 /**
- * Whether a claim may take this member now: available, its runner answering (Ready), running, not
+ * Whether a member could serve a claim now: available, its runner answering (Ready), running, not
  * being deleted, and made as needed. One still starting is left for a later claim: its claimer would
  * wait for the boot, which is what a pool is there to avoid.
  */
-export const isClaimable = (ac: AgentComputer, needs: WorkspaceNeeds): boolean =>
+export const isServing = (ac: AgentComputer, needs: WorkspaceNeeds): boolean =>
   isAvailableMember(ac) &&
   ac.metadata.deletionTimestamp === undefined &&
   ac.spec.operatingMode === 'Running' &&
   isTrue(ac, AgentComputerConditions.Ready) &&
   meetsNeeds(ac, needs);
+
+/**
+ * Whether a claim may take this member now: serving, and not spoken for (a claim reserved ahead is
+ * its holder's alone: crds/workspace-pool/reservation.ts).
+ */
+export const isClaimable = (ac: AgentComputer, needs: WorkspaceNeeds): boolean =>
+  isServing(ac, needs) && !isSpokenFor(ac);

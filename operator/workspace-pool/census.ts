@@ -5,6 +5,7 @@ import {
   CLAIM_QUIET_MS,
   claimedAt,
   isPoolMemberIn,
+  isSpokenFor,
   PoolMemberStates,
   readyForCurrentSpec,
 } from '../../crds/index.js';
@@ -121,14 +122,18 @@ const newestFirst = (a: AgentComputer, b: AgentComputer): number =>
  * Brings the available members to `desired`: removes failed ones and makes replacements (the
  * refill rate bounds the churn of a template that never starts, and the pool's condition says
  * why); of a surplus, removes those still provisioning first (nobody can claim them yet), then the
- * newest ready ones. Claimed members are not the pool's any more and are never touched.
+ * newest ready ones, never a reserved one. Claimed members are not the pool's any more and are
+ * never touched.
  */
 export function planRefill(census: PoolCensus, desired: number, makeUpTo: number = desired): RefillPlan {
   const failed = [...census.failed];
   const available = census.ready.length + census.provisioning.length;
   if (available <= desired)
     return { create: Math.max(0, Math.min(desired, makeUpTo) - available), remove: failed };
-  const candidates = [...[...census.provisioning].sort(newestFirst), ...[...census.ready].sort(newestFirst)];
+  // A reserved member is its holder's to hand out (or to release): never removed as surplus.
+  const removable = (members: readonly AgentComputer[]): AgentComputer[] =>
+    members.filter((ac) => !isSpokenFor(ac)).sort(newestFirst);
+  const candidates = [...removable(census.provisioning), ...removable(census.ready)];
   return { create: 0, remove: [...failed, ...candidates.slice(0, available - desired)] };
 }
 

@@ -26,6 +26,11 @@ import {
   takeCensus,
 } from './census.js';
 import type { PoolCensus } from './census.js';
+import {
+  expiredReservations,
+  nextReservationExpiry,
+  settleExpiredReservations,
+} from './expired-reservations.js';
 import { poolMember, randomSuffix } from './member.js';
 import type { WorkspacePoolMetrics } from './metrics.js';
 import { poolLabel } from './metrics.js';
@@ -90,7 +95,7 @@ export class WorkspacePoolReconciler implements Reconciler {
       return undefined;
     }
     const now = this.now();
-    const members = this.membersOf(pool, key);
+    const members = await this.withoutExpiredReservations(this.membersOf(pool, key), now);
     this.budget.seed(
       key,
       members.map(creationTime).filter((time) => !Number.isNaN(time)),
@@ -123,7 +128,15 @@ export class WorkspacePoolReconciler implements Reconciler {
     await this.reportFailure(pool, status.conditions);
     // Retried with back-off; the status already says why.
     if (changes.makeError !== undefined) throw new Error(`warm pool ${key}: ${changes.makeError}`);
-    return this.requeue(pool, key, census, changes, now);
+    return this.requeue(pool, key, census, changes, now, nextReservationExpiry(members));
+  }
+
+  /** The members after settling the reservations that expired (expired-reservations.ts). */
+  private async withoutExpiredReservations(members: AgentComputer[], now: Date): Promise<AgentComputer[]> {
+    const expired = expiredReservations(members, now);
+    if (expired.length === 0) return members;
+    const settled = await settleExpiredReservations(this.options, expired, now);
+    return members.filter((ac) => !settled.has(ac.metadata.name));
   }
 
   /** The indexed members, and those this process made that the index has not caught up with. */
@@ -234,8 +247,9 @@ export class WorkspacePoolReconciler implements Reconciler {
 
   /**
    * Looks again when the budget frees a slot (members still missing), when the oldest claim
-   * leaves the demand window (the desired count may fall), or when a failing member's grace ends
-   * (it is replaced then); member changes wake it otherwise.
+   * leaves the demand window (the desired count may fall), when a failing member's grace ends
+   * (it is replaced then), or when a reservation expires (settled then); member changes wake it
+   * otherwise.
    */
   private requeue(
     pool: WorkspacePool,
@@ -243,8 +257,10 @@ export class WorkspacePoolReconciler implements Reconciler {
     census: PoolCensus,
     changes: Changes,
     now: Date,
+    reservationExpiry: number | undefined,
   ): ReconcileResult | undefined {
     const times = [
+      reservationExpiry,
       changes.limited ? this.budget.nextAt(key, pool.spec.refillPerMinute, now.getTime()) : undefined,
       demandWindowEnds(census),
       census.nextReplacementAt,

@@ -5,6 +5,7 @@ import type { ApiRequestListener } from '../../api/direct-reads.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiApp } from '../../api/app.js';
+import { WorkspacePoolReservations } from '../../api/workspace-pool/reservations.js';
 import { answerClientErrors } from '../../api/client-errors.js';
 import type { ApiAppOptions } from '../../api/app.js';
 import { issueApiKey } from '../../api/auth/api-keys.js';
@@ -49,6 +50,8 @@ export interface TestApi {
   /** Issues a key for a user of an org (created on first use), waiting until the API knows it. */
   key(options?: { org?: string; user?: string; scopes?: Scope[]; expiresAt?: string }): Promise<string>;
   organization(name: string, plan?: 'free' | 'pro'): Promise<Organization>;
+  /** This server's warm-pool reservations, when started with `poolReservations` (as `agentry api` and `serve` run). */
+  poolReservations: WorkspacePoolReservations | undefined;
   stop(): Promise<void>;
 }
 
@@ -170,6 +173,8 @@ export async function startTestApi(
     logLevel?: LevelWithSilent;
     /** The model gateway's settings (upstreams at a stand-in); default: the app's. */
     modelGateway?: ModelGatewaySettings;
+    /** Reserve warm-pool claims ahead under this holder name, as the API servers do; default: none. */
+    poolReservations?: string;
   } & WebPageOptions &
     PreviewOptions = {},
 ): Promise<TestApi> {
@@ -194,7 +199,18 @@ export async function startTestApi(
       baseUrl: url,
       signingSecret: installationKey.derive(OBJECT_STORE_URL_PURPOSE),
     });
+  const poolReservations =
+    options.poolReservations === undefined
+      ? undefined
+      : new WorkspacePoolReservations({
+          store,
+          readModel,
+          logger,
+          now: options.now ?? (() => new Date()),
+          holder: options.poolReservations,
+        });
   const app = createApiApp({
+    ...(poolReservations === undefined ? {} : { poolReservations }),
     store,
     readModel,
     logger,
@@ -242,6 +258,7 @@ export async function startTestApi(
     installationKey,
     objectStore,
     organization,
+    poolReservations,
     async key({ org = 'acme', user = 'alice', scopes = ['*' as Scope], expiresAt } = {}) {
       await organization(org);
       const { key, record } = await issueApiKey(store, CONTROL_NAMESPACE, {
@@ -263,6 +280,7 @@ export async function startTestApi(
       });
       server.closeAllConnections();
       await closed;
+      await poolReservations?.close();
       await readModel.stop();
       await store.close();
       await rm(dir, { recursive: true, force: true });

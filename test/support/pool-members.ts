@@ -13,9 +13,9 @@ import {
 import type { AgentComputer, PoolMemberState, WorkspacePool } from '../../crds/index.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
-import { claimedMember } from '../../api/workspace-pool/claimed-member.js';
+import { claimedMember } from '../../crds/index.js';
 import { readyStatus } from './ready-status.js';
-import type { ClaimerSpec } from '../../api/workspace-pool/claimed-member.js';
+import type { ClaimerSpec } from '../../crds/index.js';
 
 /**
  * A WorkspacePool in an organization's namespace. `minReady` (default 0: nothing to make) is what a

@@ -1,7 +1,7 @@
 // What a warm-pool claim writes into the member (docs/adr/0008-warm-pools.md), and which members a
 // claim may take.
 import { describe, expect, it } from '@jest/globals';
-import { claimedMember } from '../../api/workspace-pool/claimed-member.js';
+import { claimedMember } from '../../crds/index.js';
 import { isClaimable } from '../../api/workspace-pool/members.js';
 import {
   POOL_CLAIMED_AT_ANNOTATION,

@@ -1,17 +1,17 @@
+import { AgentComputerSpecSchema } from '../agent-computer/types.js';
+import type { AgentComputer, AgentComputerSpec } from '../agent-computer/types.js';
+import { DurationSchema, OWNER_KEY_LABEL } from '../meta.js';
+import { apiVersionOf } from '../resource.js';
+import type { OwnerReference } from '../meta.js';
+import { withoutReservation } from './reservation.js';
 import {
-  AgentComputerSpecSchema,
-  DurationSchema,
   POOL_CLAIMED_AT_ANNOTATION,
   POOL_CLAIMED_FOR_TASK_ANNOTATION,
   POOL_IDLE_TIMEOUT_ANNOTATION,
   POOL_MEMBER_STATE_LABEL,
   PoolMemberStates,
   WorkspacePoolType,
-  apiVersionOf,
-} from '../../crds/index.js';
-import type { AgentComputer, AgentComputerSpec, OwnerReference } from '../../crds/index.js';
-import { OWNER_KEY_LABEL } from '../auth/principal.js';
-import type { Principal } from '../auth/principal.js';
+} from './types.js';
 
 /** The spec fields a claimer chooses, as POST /agent-computers and POST /tasks give them. */
 export type ClaimerSpec = Pick<Partial<AgentComputerSpec>, 'displayName' | 'icon' | 'ephemeral'>;
@@ -28,6 +28,12 @@ function templateIdleTimeout(member: AgentComputer): string | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
+/** Who claims: the API key's id (absent when the operator completes a claim reserved ahead) and the user it names as owner. */
+export interface Claimer {
+  keyId?: string | undefined;
+  user: string;
+}
+
 /**
  * The member as a claim writes it (docs/adr/0008-warm-pools.md): state `claimed` with the time of
  * the claim (and the task it is for, when the task is written with it), the pool's owner reference
@@ -37,7 +43,7 @@ function templateIdleTimeout(member: AgentComputer): string | undefined {
  */
 export function claimedMember(
   member: AgentComputer,
-  principal: Pick<Principal, 'keyId' | 'user'>,
+  principal: Claimer,
   spec: ClaimerSpec,
   now: Date,
   forTask?: string,
@@ -49,6 +55,7 @@ export function claimedMember(
   });
   const { icon: _memberIcon, ...memberSpec } = member.spec;
   const owners = (member.metadata.ownerReferences ?? []).filter((ref) => !isPoolOwner(ref));
+  const unreserved = withoutReservation(member);
   return {
     ...member,
     metadata: {
@@ -56,10 +63,10 @@ export function claimedMember(
       labels: {
         ...member.metadata.labels,
         [POOL_MEMBER_STATE_LABEL]: PoolMemberStates.Claimed,
-        [OWNER_KEY_LABEL]: principal.keyId,
+        ...(principal.keyId === undefined ? {} : { [OWNER_KEY_LABEL]: principal.keyId }),
       },
       annotations: {
-        ...member.metadata.annotations,
+        ...unreserved.metadata.annotations,
         [POOL_CLAIMED_AT_ANNOTATION]: now.toISOString(),
         ...(forTask === undefined ? {} : { [POOL_CLAIMED_FOR_TASK_ANNOTATION]: forTask }),
       },

@@ -1,0 +1,231 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import {
+  AgentComputerType,
+  CLAIM_QUIET_MS,
+  RESERVATION_RENEW_BELOW_MS,
+  RESERVATION_TTL_MS,
+  RESERVATION_USE_MARGIN_MS,
+  claimedMember,
+  releasedMember,
+  reservationOf,
+  reservedMember,
+} from '../../crds/index.js';
+import type { AgentComputer, Claimer, ClaimerSpec } from '../../crds/index.js';
+import type { Logger } from '../../platform/log.js';
+import { isStoreError } from '../../platform/store/types.js';
+import type { ResourceStore } from '../../platform/store/types.js';
+import { poolMembersBucket } from '../read-model.js';
+import type { ReadModel } from '../read-model.js';
+import { isClaimable, isServing } from './members.js';
+
+/** How often held reservations are looked at (renewed, or dropped when their member went). */
+const RENEW_EVERY_MS = 30_000;
+/** How long, after it wanted one, this process keeps trying to reserve a member of an organization's pools. */
+const WANT_FOR_MS = 120_000;
+/** Writes a claim's completion tries before it leaves it to the operator (at the reservation's expiry). */
+const BIND_ATTEMPTS = 5;
+
+export interface WorkspacePoolReservationsDeps {
+  store: ResourceStore;
+  readModel: ReadModel;
+  logger: Logger;
+  now: () => Date;
+  /** This process's name on its reservations; default: host, process id and a random suffix. */
+  holder?: string;
+}
+
+/** A reservation handed out: the member, and the name the task must be written under. */
+export interface HandedOut {
+  member: AgentComputer;
+  task: string;
+}
+
+interface Held {
+  name: string;
+  task: string;
+}
+
+/**
+ * This API process's claims reserved ahead (crds/workspace-pool/reservation.ts): at most one
+ * member per organization, reserved while the organization's pools keep another serving member
+ * for every other claimer, wanted again after each hand-out (a second after it: the first second
+ * belongs to the claimed workspace's first prompt), renewed while held, released on close.
+ */
+export class WorkspacePoolReservations {
+  readonly holder: string;
+  private readonly held = new Map<string, Held>();
+  /** Organizations (namespaces) this process wants a reservation in, until when (ms). */
+  private readonly wanted = new Map<string, number>();
+  private readonly writing = new Set<string>();
+  private wantTimer: NodeJS.Timeout | undefined;
+  private readonly renewTimer: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(private readonly deps: WorkspacePoolReservationsDeps) {
+    this.holder = deps.holder ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+    this.renewTimer = setInterval(() => void this.renewAll(), RENEW_EVERY_MS).unref();
+  }
+
+  /**
+   * Hands out this process's reservation in `namespace`, once: the member and its task's name, when
+   * the member still serves, is still reserved by this process and has time left. Undefined
+   * otherwise (the caller claims the usual way); a reservation is wanted again either way.
+   */
+  handOut(namespace: string): HandedOut | undefined {
+    const held = this.held.get(namespace);
+    this.held.delete(namespace);
+    this.want(namespace);
+    if (held === undefined) return undefined;
+    const member = this.deps.readModel.agentComputers.get(namespace, held.name);
+    if (member === undefined) return undefined;
+    const reservation = reservationOf(member);
+    if (reservation?.holder !== this.holder || reservation.task !== held.task) return undefined;
+    if (isServing(member, {}) && reservation.until - this.deps.now().getTime() > RESERVATION_USE_MARGIN_MS)
+      return { member, task: held.task };
+    void this.release(member); // never handed out: back to the pool
+    return undefined;
+  }
+
+  /**
+   * Writes the rest of a claim handed out and written as its task (state, owner, the claimer's
+   * spec fields), after the task's answer; a conflict is read again and retried. When every try
+   * fails, the operator completes it when the reservation expires.
+   */
+  async complete(handed: HandedOut, claimer: Claimer, spec: ClaimerSpec, log: Logger): Promise<void> {
+    const { namespace, name } = handed.member.metadata;
+    let member: AgentComputer | undefined = handed.member;
+    for (let attempt = 1; attempt <= BIND_ATTEMPTS && member !== undefined; attempt++) {
+      if (reservationOf(member)?.task !== handed.task) return; // completed, or not ours to complete
+      try {
+        const written = await this.deps.store.replace(
+          AgentComputerType,
+          claimedMember(member, claimer, spec, this.deps.now(), handed.task),
+        );
+        this.deps.readModel.agentComputers.observe(written);
+        return;
+      } catch (err) {
+        if (isStoreError(err, 'NotFound')) return;
+        if (!isStoreError(err, 'Conflict'))
+          log.warn({ err, member: name, attempt }, 'could not complete a warm-pool claim reserved ahead');
+      }
+      member = await this.deps.store.get(AgentComputerType, namespace, name).catch(() => member);
+    }
+    log.error(
+      { member: name, task: handed.task },
+      'gave up completing a warm-pool claim reserved ahead; the operator completes it when the reservation expires',
+    );
+  }
+
+  /** Stops reserving and releases what this process still holds (on shutdown), each try once. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.renewTimer);
+    if (this.wantTimer !== undefined) clearTimeout(this.wantTimer);
+    const held = [...this.held.entries()];
+    this.held.clear();
+    await Promise.all(
+      held.map(([namespace, { name }]) => {
+        const member = this.deps.readModel.agentComputers.get(namespace, name);
+        return member === undefined ? undefined : this.release(member);
+      }),
+    );
+  }
+
+  /** Wants a reservation in `namespace` from CLAIM_QUIET_MS on, for WANT_FOR_MS. */
+  private want(namespace: string): void {
+    if (this.closed) return;
+    this.wanted.set(namespace, this.deps.now().getTime() + WANT_FOR_MS);
+    this.scheduleWants(CLAIM_QUIET_MS);
+  }
+
+  private scheduleWants(delayMs: number): void {
+    if (this.wantTimer !== undefined || this.closed || this.wanted.size === 0) return;
+    this.wantTimer = setTimeout(() => {
+      this.wantTimer = undefined;
+      void this.reserveWanted().finally(() => this.scheduleWants(CLAIM_QUIET_MS));
+    }, delayMs).unref();
+  }
+
+  /** One try in every organization that wants a reservation; those that got one, or waited long enough, want no more. */
+  private async reserveWanted(): Promise<void> {
+    const now = this.deps.now().getTime();
+    await Promise.all(
+      [...this.wanted.entries()].map(async ([namespace, until]) => {
+        if (this.held.has(namespace) || (await this.reserve(namespace)) || until <= now)
+          this.wanted.delete(namespace);
+      }),
+    );
+  }
+
+  /**
+   * Reserves one serving member of the organization's pools when at least one other stays for
+   * every other claimer (another API process, POST /agent-computers): a reservation never leaves a
+   * pool with nothing to claim. True when it holds one now.
+   */
+  private async reserve(namespace: string): Promise<boolean> {
+    const cache = this.deps.readModel.agentComputers;
+    const bucket = poolMembersBucket(namespace);
+    const candidates = cache.index
+      .page([bucket], 0, cache.index.size(bucket))
+      .map((name) => cache.get(namespace, name))
+      .filter((ac): ac is AgentComputer => ac !== undefined && isClaimable(ac, {}))
+      .filter((ac) => !this.writing.has(`${namespace}/${ac.metadata.name}`));
+    const member = candidates[Math.floor(Math.random() * candidates.length)];
+    if (member === undefined || candidates.length < 2) return false;
+    const task = randomUUID();
+    const written = await this.write(reservedMember(member, this.holder, task, this.until()));
+    if (written !== undefined && !this.closed) this.held.set(namespace, { name: member.metadata.name, task });
+    return written !== undefined;
+  }
+
+  /** Renews every held reservation with less than RESERVATION_RENEW_BELOW_MS left; drops one whose member went. */
+  private async renewAll(): Promise<void> {
+    const now = this.deps.now().getTime();
+    await Promise.all(
+      [...this.held.entries()].map(async ([namespace, held]) => {
+        const member = this.deps.readModel.agentComputers.get(namespace, held.name);
+        const reservation = member === undefined ? undefined : reservationOf(member);
+        if (member === undefined || reservation?.holder !== this.holder || reservation.task !== held.task) {
+          this.held.delete(namespace);
+          return;
+        }
+        if (reservation.until - now >= RESERVATION_RENEW_BELOW_MS) return;
+        const written = await this.write(reservedMember(member, this.holder, held.task, this.until()));
+        // Not renewed: the member changed (it is read again next time) or went.
+        if (
+          written === undefined &&
+          this.deps.readModel.agentComputers.get(namespace, held.name) === undefined
+        )
+          this.held.delete(namespace);
+      }),
+    );
+  }
+
+  /** Gives a reservation this process never handed out back to the pool. */
+  private async release(member: AgentComputer): Promise<void> {
+    await this.write(releasedMember(member));
+  }
+
+  private until(): Date {
+    return new Date(this.deps.now().getTime() + RESERVATION_TTL_MS);
+  }
+
+  /** One optimistic replace of a member; undefined when another writer changed it first or it is gone. */
+  private async write(member: AgentComputer): Promise<AgentComputer | undefined> {
+    const { name } = member.metadata;
+    const key = `${member.metadata.namespace ?? ''}/${name}`;
+    this.writing.add(key);
+    try {
+      const written = await this.deps.store.replace(AgentComputerType, member);
+      this.deps.readModel.agentComputers.observe(written);
+      return written;
+    } catch (err) {
+      if (!isStoreError(err, 'Conflict') && !isStoreError(err, 'NotFound'))
+        this.deps.logger.warn({ err, member: name }, 'could not write a warm-pool reservation');
+      return undefined;
+    } finally {
+      this.writing.delete(key);
+    }
+  }
+}
