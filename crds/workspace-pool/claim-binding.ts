@@ -6,6 +6,7 @@ import {
   TASK_CLAIMED_WORKSPACE_ANNOTATION,
   isPoolMemberIn,
 } from './types.js';
+import { isSpokenFor } from './reservation.js';
 
 /**
  * A task without workspaceId that claims a warm-pool member is written at the same time as the claim
@@ -17,11 +18,11 @@ import {
 export const ClaimBindings = {
   /** A task given a workspace (or written after its claim, or made cold): nothing to wait for. */
   None: 'none',
-  /** The member's claim names this task: it is the task's workspace. */
+  /** The member's claim, or its claim reserved ahead (reservation.ts), names this task: it is the task's workspace. */
   Bound: 'bound',
   /** The member is still available: the claim is not seen yet. */
   Pending: 'pending',
-  /** The member was claimed for another task, or is no pool member: this task never runs there. */
+  /** The member was claimed or reserved for another task, or is no pool member: this task never runs there. */
   Lost: 'lost',
 } as const;
 export type ClaimBinding = (typeof ClaimBindings)[keyof typeof ClaimBindings];
@@ -39,5 +40,7 @@ export function claimBindingOf(task: Task, workspace: AgentComputer | undefined)
   if (claims !== workspace.metadata.name) return ClaimBindings.Lost;
   if (workspace.metadata.annotations?.[POOL_CLAIMED_FOR_TASK_ANNOTATION] === task.metadata.name)
     return ClaimBindings.Bound;
-  return isPoolMemberIn(workspace, PoolMemberStates.Available) ? ClaimBindings.Pending : ClaimBindings.Lost;
+  return isPoolMemberIn(workspace, PoolMemberStates.Available) && !isSpokenFor(workspace)
+    ? ClaimBindings.Pending
+    : ClaimBindings.Lost;
 }

@@ -10,6 +10,7 @@ import {
   TASK_CLAIMED_WORKSPACE_ANNOTATION,
   TaskSpecSchema,
   claimBindingOf,
+  reservedMember,
 } from '../../crds/index.js';
 import type { AgentComputer, PoolMemberState, Task } from '../../crds/index.js';
 
@@ -45,6 +46,16 @@ const member = (state: PoolMemberState | undefined, forTask?: string): AgentComp
 describe('a task and the claim it was written with', () => {
   it('is bound once the member is claimed for it', () => {
     expect(claimBindingOf(task('member-1'), member('claimed', 'task-1'))).toBe(ClaimBindings.Bound);
+  });
+
+  it('is bound the moment it exists when the member was reserved ahead for it, though still available', () => {
+    const reserved = reservedMember(member('available'), 'api-1', 'task-1', new Date('2026-06-01T12:05:00Z'));
+    expect(claimBindingOf(task('member-1'), reserved)).toBe(ClaimBindings.Bound);
+  });
+
+  it('is lost when the member was reserved ahead for another task', () => {
+    const reserved = reservedMember(member('available'), 'api-1', 'task-2', new Date('2026-06-01T12:05:00Z'));
+    expect(claimBindingOf(task('member-1'), reserved)).toBe(ClaimBindings.Lost);
   });
 
   it('is pending while the member is still available', () => {

@@ -1,6 +1,11 @@
 // The arithmetic of a warm pool: how members are counted, how many it aims for, what a pass changes.
 import { describe, expect, it } from '@jest/globals';
-import { AgentComputerSpecSchema, CLAIM_QUIET_MS, WorkspacePoolSpecSchema } from '../../crds/index.js';
+import {
+  AgentComputerSpecSchema,
+  CLAIM_QUIET_MS,
+  WorkspacePoolSpecSchema,
+  reservedMember,
+} from '../../crds/index.js';
 import type { AgentComputer, Condition } from '../../crds/index.js';
 import {
   DEMAND_WINDOW_MS,
@@ -167,6 +172,19 @@ describe('planRefill', () => {
     expect(names(planRefill(census, 1).remove)).toEqual(['starting-new', 'starting-old', 'ready-new']);
     expect(planRefill(census, 1).create).toBe(0);
     expect(names(planRefill(census, 0).remove)).toHaveLength(4);
+  });
+
+  it("never removes a reserved member as surplus: it is its API process's to hand out or release", () => {
+    const reserved = reservedMember(
+      member({ name: 'reserved-new', isReady: true, created: ago(10_000) }),
+      'api-1',
+      'task-1',
+      new Date(NOW.getTime() + 60_000),
+    );
+    const census = takeCensus([member({ name: 'ready-old', isReady: true }), reserved], NOW);
+    expect(names(census.ready)).toEqual(['ready-old', 'reserved-new']);
+    expect(names(planRefill(census, 1).remove)).toEqual(['ready-old']);
+    expect(names(planRefill(census, 0).remove)).toEqual(['ready-old']);
   });
 
   it('replaces a failed member: removes it and makes another, since it never counts as available', () => {
