@@ -102,13 +102,20 @@ async function openApiServer(config: Config, logger: Logger) {
   const notificationQueues = notificationQueuesFromConfig(config);
   const objectStore = openObjectStore(config, { installationKey, publicUrl: publicUrlOf(config) });
   const state = { ready: false };
-  const poolReservations = new WorkspacePoolReservations({ store, readModel, logger, now: () => new Date() });
+  // A worker's /metrics answers for every worker (cluster-metrics.ts).
+  const metrics = cluster.isWorker ? withDefaultMetrics(new ClusterWideRegistry()) : createMetricsRegistry();
+  const poolReservations = new WorkspacePoolReservations({
+    store,
+    readModel,
+    logger,
+    metrics,
+    now: () => new Date(),
+  });
   const app = createApiApp({
     store,
     readModel,
     logger,
-    // A worker's /metrics answers for every worker (cluster-metrics.ts).
-    metrics: cluster.isWorker ? withDefaultMetrics(new ClusterWideRegistry()) : createMetricsRegistry(),
+    metrics,
     controlNamespace: config.AGENTRY_NAMESPACE,
     installationKey,
     executors,

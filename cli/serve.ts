@@ -273,7 +273,13 @@ export async function serve(config: Config, announce: (line: string) => void): P
   });
   const readModel = new ReadModel(store, { controlNamespace: config.AGENTRY_NAMESPACE, logger });
   let ready = false;
-  const poolReservations = new WorkspacePoolReservations({ store, readModel, logger, now: () => new Date() });
+  const poolReservations = new WorkspacePoolReservations({
+    store,
+    readModel,
+    logger,
+    metrics,
+    now: () => new Date(),
+  });
   attached.app = createApiApp({
     store,
     readModel,

@@ -1,4 +1,4 @@
-import { Counter, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import { registeredMetric } from '../../platform/metrics.js';
 
@@ -48,4 +48,19 @@ export class ClaimMetrics {
     this.claims.inc({ outcome });
     this.duration.observe({ outcome }, seconds);
   }
+}
+
+const RESERVATIONS = 'agentry_workspace_pool_reservations';
+
+/** The claims this API process holds reserved ahead (reservations.ts), read at each scrape. */
+export function registerReservationsGauge(registry: Registry, held: () => number): void {
+  if (registeredMetric(registry, RESERVATIONS, Gauge) !== undefined) return;
+  new Gauge({
+    name: RESERVATIONS,
+    help: 'Warm-pool members this API process holds reserved ahead for its next task claims (at most one per organization)',
+    registers: [registry],
+    collect() {
+      this.set(held());
+    },
+  });
 }

@@ -12,12 +12,14 @@ import {
   reservedMember,
 } from '../../crds/index.js';
 import type { AgentComputer, Claimer, ClaimerSpec } from '../../crds/index.js';
+import type { Registry } from 'prom-client';
 import type { Logger } from '../../platform/log.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import { poolMembersBucket } from '../read-model.js';
 import type { ReadModel } from '../read-model.js';
 import { isClaimable, isServing } from './members.js';
+import { registerReservationsGauge } from './metrics.js';
 
 /** How often held reservations are looked at (renewed, or dropped when their member went). */
 const RENEW_EVERY_MS = 30_000;
@@ -33,6 +35,8 @@ export interface WorkspacePoolReservationsDeps {
   now: () => Date;
   /** This process's name on its reservations; default: host, process id and a random suffix. */
   holder?: string;
+  /** Where the held reservations are reported (agentry_workspace_pool_reservations). */
+  metrics?: Registry;
 }
 
 /** A reservation handed out: the member, and the name the task must be written under. */
@@ -59,12 +63,14 @@ export class WorkspacePoolReservations {
   private readonly wanted = new Map<string, number>();
   private readonly writing = new Set<string>();
   private wantTimer: NodeJS.Timeout | undefined;
+  private reserving = false;
   private readonly renewTimer: NodeJS.Timeout;
   private closed = false;
 
   constructor(private readonly deps: WorkspacePoolReservationsDeps) {
     this.holder = deps.holder ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.renewTimer = setInterval(() => void this.renewAll(), RENEW_EVERY_MS).unref();
+    if (deps.metrics !== undefined) registerReservationsGauge(deps.metrics, () => this.held.size);
   }
 
   /**
@@ -139,11 +145,16 @@ export class WorkspacePoolReservations {
     this.scheduleWants(CLAIM_QUIET_MS);
   }
 
+  /** One round of tries after `delayMs`, unless one is due or running: rounds never overlap. */
   private scheduleWants(delayMs: number): void {
-    if (this.wantTimer !== undefined || this.closed || this.wanted.size === 0) return;
+    if (this.wantTimer !== undefined || this.reserving || this.closed || this.wanted.size === 0) return;
     this.wantTimer = setTimeout(() => {
       this.wantTimer = undefined;
-      void this.reserveWanted().finally(() => this.scheduleWants(CLAIM_QUIET_MS));
+      this.reserving = true;
+      void this.reserveWanted().finally(() => {
+        this.reserving = false;
+        this.scheduleWants(CLAIM_QUIET_MS);
+      });
     }, delayMs).unref();
   }
 
@@ -175,8 +186,11 @@ export class WorkspacePoolReservations {
     if (member === undefined || candidates.length < 2) return false;
     const task = randomUUID();
     const written = await this.write(reservedMember(member, this.holder, task, this.until()));
-    if (written !== undefined && !this.closed) this.held.set(namespace, { name: member.metadata.name, task });
-    return written !== undefined;
+    if (written === undefined) return false;
+    if (this.closed)
+      await this.release(written); // closed while writing: nobody will hand it out
+    else this.held.set(namespace, { name: member.metadata.name, task });
+    return true;
   }
 
   /** Renews every held reservation with less than RESERVATION_RENEW_BELOW_MS left; drops one whose member went. */

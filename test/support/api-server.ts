@@ -199,6 +199,7 @@ export async function startTestApi(
       baseUrl: url,
       signingSecret: installationKey.derive(OBJECT_STORE_URL_PURPOSE),
     });
+  const metrics = createMetricsRegistry({ defaultMetrics: false });
   const poolReservations =
     options.poolReservations === undefined
       ? undefined
@@ -208,13 +209,14 @@ export async function startTestApi(
           logger,
           now: options.now ?? (() => new Date()),
           holder: options.poolReservations,
+          metrics,
         });
   const app = createApiApp({
     ...(poolReservations === undefined ? {} : { poolReservations }),
     store,
     readModel,
     logger,
-    metrics: createMetricsRegistry({ defaultMetrics: false }),
+    metrics,
     controlNamespace: CONTROL_NAMESPACE,
     ...webPageSettings(options, url),
     version: 'test',

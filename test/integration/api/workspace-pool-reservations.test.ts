@@ -134,6 +134,18 @@ describe('an API process reserving claims ahead', () => {
     expect(reserved.metadata.labels?.[POOL_MEMBER_STATE_LABEL]).toBe(PoolMemberStates.Available);
   });
 
+  it('reports how many reservations it holds in its metrics', async () => {
+    const key = await organizationWithMembers('reserve-metric', 3);
+    const held = async (): Promise<number> => {
+      const text = await (await call(api, '/metrics')).text();
+      return Number(/^agentry_workspace_pool_reservations (\d+)$/m.exec(text)?.[1] ?? NaN);
+    };
+    const before = await held();
+    expect((await postTask(key)).status).toBe(201);
+    await reservation('reserve-metric');
+    expect(await held()).toBe(before + 1);
+  });
+
   it("never reserves an organization's last serving member", async () => {
     const key = await organizationWithMembers('reserve-none', 2);
     expect((await postTask(key)).status).toBe(201);
