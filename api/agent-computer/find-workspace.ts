@@ -1,4 +1,4 @@
-import { reservationOf } from '../../crds/index.js';
+import { TASK_CLAIMED_WORKSPACE_ANNOTATION, claimedMember, reservationOf } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
 import { ApiError } from '../errors.js';
 import type { ReadModel } from '../read-model.js';
@@ -10,7 +10,7 @@ import { isAvailableMember } from '../workspace-pool/members.js';
  * `what` names it in the 404 as the route's clients know it. Any name is looked up: one made with
  * kubectl is not a UUID (api/ids.ts). A warm-pool member nobody has claimed is no one's workspace yet:
  * 404 too (docs/adr/0008-warm-pools.md); one whose claim was reserved ahead is the organization's
- * from its task's write on, and a lookup waits (bounded) for the rest of that claim to be written.
+ * from its task's write on, and is shown as the rest of its claim will write it.
  */
 export async function findWorkspace(
   readModel: ReadModel,
@@ -20,48 +20,30 @@ export async function findWorkspace(
 ): Promise<AgentComputer> {
   // Read through on a miss: another API replica may have created it a moment ago.
   const found = await readModel.agentComputerReadThrough(namespace, id);
-  const workspace =
-    found !== undefined && isHandedOut(readModel, found) ? await completedClaim(readModel, found) : found;
+  const workspace = found === undefined ? undefined : (claimedView(readModel, found) ?? found);
   if (
     workspace === undefined ||
     workspace.metadata.deletionTimestamp !== undefined ||
-    (isAvailableMember(workspace) && !isHandedOut(readModel, workspace))
+    isAvailableMember(workspace)
   )
     throw ApiError.notFound(what);
   return workspace;
 }
 
-/** How long a lookup waits for the rest of a claim reserved ahead whose task is written. */
-const COMPLETION_WAIT_MS = 2_000;
-
-/** Whether the member's claim was reserved ahead and handed out: the task it names is written. */
-function isHandedOut(readModel: ReadModel, member: AgentComputer): boolean {
-  const reservation = reservationOf(member);
-  return (
-    reservation !== undefined &&
-    readModel.tasks.get(member.metadata.namespace ?? '', reservation.task) !== undefined
-  );
-}
-
 /**
- * The member once the rest of its claim is written (the task's answer does not wait for it), or
- * as it is after COMPLETION_WAIT_MS: the task's member all the same.
+ * A member reserved ahead whose task is written (crds/workspace-pool/reservation.ts), as the rest
+ * of its claim will write it: the API process that handed it out writes that a second after the
+ * task's answer (api/workspace-pool/reservations.ts), and the member is the task's from the
+ * task's write on. A write based on this view completes the claim itself. Undefined for any other
+ * member, or before the task is seen.
  */
-async function completedClaim(
-  readModel: ReadModel,
-  member: AgentComputer,
-): Promise<AgentComputer | undefined> {
-  const { namespace = '', name } = member.metadata;
-  const current = readModel.agentComputers.get(namespace, name);
-  if (current === undefined || !isHandedOut(readModel, current)) return current;
-  await new Promise<void>((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      unsubscribe();
-      resolve();
-    };
-    const timer = setTimeout(done, COMPLETION_WAIT_MS);
-    const unsubscribe = readModel.onWorkspaceChange(namespace, name, done);
-  });
-  return readModel.agentComputers.get(namespace, name);
+function claimedView(readModel: ReadModel, member: AgentComputer): AgentComputer | undefined {
+  const reservation = reservationOf(member);
+  if (reservation === undefined) return undefined;
+  const task = readModel.tasks.get(member.metadata.namespace ?? '', reservation.task);
+  if (task?.metadata.annotations?.[TASK_CLAIMED_WORKSPACE_ANNOTATION] !== member.metadata.name)
+    return undefined;
+  const claimedAt = new Date(task.metadata.creationTimestamp ?? Date.now());
+  const spec = { displayName: task.spec.title, ephemeral: true };
+  return claimedMember(member, { user: task.spec.owner }, spec, claimedAt, reservation.task);
 }

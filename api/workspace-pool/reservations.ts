@@ -37,12 +37,15 @@ export interface WorkspacePoolReservationsDeps {
   holder?: string;
   /** Where the held reservations are reported (agentry_workspace_pool_reservations). */
   metrics?: Registry;
+  /** How long after a task's answer the rest of its claim is written; default CLAIM_QUIET_MS. */
+  completeAfterMs?: number;
 }
 
-/** A reservation handed out: the member, and the name the task must be written under. */
+/** A reservation handed out: the member, the name the task must be written under, and when (the claim's time). */
 export interface HandedOut {
   member: AgentComputer;
   task: string;
+  at: Date;
 }
 
 interface Held {
@@ -64,11 +67,16 @@ export class WorkspacePoolReservations {
   private readonly writing = new Set<string>();
   private wantTimer: NodeJS.Timeout | undefined;
   private reserving = false;
+  /** Completions waiting for their second, by member: started at once on close. */
+  private readonly waitingCompletions = new Map<string, () => void>();
+  private readonly writingCompletions = new Set<Promise<void>>();
+  private readonly completeAfterMs: number;
   private readonly renewTimer: NodeJS.Timeout;
   private closed = false;
 
   constructor(private readonly deps: WorkspacePoolReservationsDeps) {
     this.holder = deps.holder ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+    this.completeAfterMs = deps.completeAfterMs ?? CLAIM_QUIET_MS;
     this.renewTimer = setInterval(() => void this.renewAll(), RENEW_EVERY_MS).unref();
     if (deps.metrics !== undefined) registerReservationsGauge(deps.metrics, () => this.held.size);
   }
@@ -88,17 +96,44 @@ export class WorkspacePoolReservations {
     const reservation = reservationOf(member);
     if (reservation?.holder !== this.holder || reservation.task !== held.task) return undefined;
     if (isServing(member, {}) && reservation.until - this.deps.now().getTime() > RESERVATION_USE_MARGIN_MS)
-      return { member, task: held.task };
+      return { member, task: held.task, at: this.deps.now() };
     void this.release(member); // never handed out: back to the pool
     return undefined;
   }
 
   /**
    * Writes the rest of a claim handed out and written as its task (state, owner, the claimer's
-   * spec fields), after the task's answer; a conflict is read again and retried. When every try
-   * fails, the operator completes it when the reservation expires.
+   * spec fields) CLAIM_QUIET_MS after the task's answer: until then the write, its watch events and
+   * the reconcile passes they wake would share the API server, etcd and the cores with the task's
+   * first dispatch, and the member is the task's already (lookups show it claimed:
+   * api/agent-computer/find-workspace.ts). Resolves once written, or given up.
    */
-  async complete(handed: HandedOut, claimer: Claimer, spec: ClaimerSpec, log: Logger): Promise<void> {
+  complete(handed: HandedOut, claimer: Claimer, spec: ClaimerSpec, log: Logger): Promise<void> {
+    const key = `${handed.member.metadata.namespace ?? ''}/${handed.member.metadata.name}`;
+    return new Promise<void>((resolve) => {
+      const start = (): void => {
+        clearTimeout(timer);
+        this.waitingCompletions.delete(key);
+        const writing = this.writeCompletion(handed, claimer, spec, log)
+          .catch((err: unknown) => {
+            log.error({ err, member: handed.member.metadata.name }, 'completing a reserved claim failed');
+          })
+          .finally(() => this.writingCompletions.delete(writing));
+        this.writingCompletions.add(writing);
+        void writing.then(resolve);
+      };
+      const timer = setTimeout(start, this.completeAfterMs).unref();
+      this.waitingCompletions.set(key, start);
+    });
+  }
+
+  /** The completion's write; a conflict is read again and retried. When every try fails, the operator completes it at the reservation's expiry. */
+  private async writeCompletion(
+    handed: HandedOut,
+    claimer: Claimer,
+    spec: ClaimerSpec,
+    log: Logger,
+  ): Promise<void> {
     const { namespace, name } = handed.member.metadata;
     let member: AgentComputer | undefined = handed.member;
     for (let attempt = 1; attempt <= BIND_ATTEMPTS && member !== undefined; attempt++) {
@@ -106,7 +141,7 @@ export class WorkspacePoolReservations {
       try {
         const written = await this.deps.store.replace(
           AgentComputerType,
-          claimedMember(member, claimer, spec, this.deps.now(), handed.task),
+          claimedMember(member, claimer, spec, handed.at, handed.task),
         );
         this.deps.readModel.agentComputers.observe(written);
         return;
@@ -123,11 +158,13 @@ export class WorkspacePoolReservations {
     );
   }
 
-  /** Stops reserving and releases what this process still holds (on shutdown), each try once. */
+  /** Stops reserving, writes the completions still waiting, and releases what this process still holds (on shutdown). */
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.renewTimer);
     if (this.wantTimer !== undefined) clearTimeout(this.wantTimer);
+    for (const start of [...this.waitingCompletions.values()]) start();
+    await Promise.all([...this.writingCompletions]);
     const held = [...this.held.entries()];
     this.held.clear();
     await Promise.all(

@@ -56,7 +56,9 @@ export const EMBEDDED_SIZES: Sizes = {
 export const REAL_NODE_SIZES: Sizes = {
   n: envCount('BENCH_REAL_NODE_N', 10),
   warmup: envCount('BENCH_WARMUP', 1, 0),
-  claimPool: envCount('BENCH_REAL_NODE_CLAIM_POOL', 2),
+  // One more than the real node's API replicas (2): each holds a claim reserved ahead and one member
+  // stays for the others (docs/workspace-pools.md#claims-reserved-ahead), as the docs size a pool.
+  claimPool: envCount('BENCH_REAL_NODE_CLAIM_POOL', 3),
   burstPool: envCount('BENCH_REAL_NODE_BURST_POOL', 3),
   burstClaims: envCount('BENCH_REAL_NODE_BURST_CLAIMS', 8),
   burstRate: Math.max(0.1, envNumber('BENCH_REAL_NODE_BURST_RATE', 1)),

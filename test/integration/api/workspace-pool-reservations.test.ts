@@ -192,18 +192,24 @@ describe('an API process reserving claims ahead', () => {
     expect(claimed?.spec).toMatchObject({ displayName: 'Fix the build', owner: 'ada', ephemeral: true });
   });
 
-  it("answers a lookup of the task's workspace once the rest of its claim is written", async () => {
+  it("shows the task's workspace as claimed at once, before the rest of its claim is written", async () => {
     const key = await organizationWithMembers('reserve-lookup', 3);
     expect((await postTask(key)).status).toBe(201);
     await reservation('reserve-lookup');
     store.hold();
-    const { workspaceId } = CreatedSchema.parse(await (await postTask(key)).json());
-    const lookup = call(api, `/v1/agent-computers/${workspaceId}`, { key });
-    await sleep(200);
-    store.release();
-    const res = await lookup;
-    expect(res.status).toBe(200);
-    expect(WorkspaceSchema.parse(await res.json())).toMatchObject({ id: workspaceId, name: 'Fix the build' });
+    try {
+      const { workspaceId } = CreatedSchema.parse(await (await postTask(key)).json());
+      const res = await call(api, `/v1/agent-computers/${workspaceId}`, { key });
+      expect(res.status).toBe(200);
+      expect(WorkspaceSchema.parse(await res.json())).toMatchObject({
+        id: workspaceId,
+        name: 'Fix the build',
+      });
+      const stored = await embedded.get(AgentComputerType, namespaceOf('reserve-lookup'), workspaceId);
+      expect(stored?.metadata.labels?.[POOL_MEMBER_STATE_LABEL]).toBe(PoolMemberStates.Available);
+    } finally {
+      store.release();
+    }
   });
 });
 
@@ -245,6 +251,23 @@ describe('a member another API process reserved', () => {
 const tasksNamed = (org: string, name: string) => embedded.get(TaskType, namespaceOf(org), name);
 
 describe('an API process that stops', () => {
+  it('writes the rest of the claims it handed out before it stops', async () => {
+    const other = await startTestApi({ poolReservations: 'api-stopping-early' });
+    try {
+      const key = await organizationWithMembers('reserve-flush', 3, other);
+      expect((await postTask(key, other)).status).toBe(201);
+      await eventually(async () => (await reservedIn('reserve-flush', other)).length === 1, 10_000);
+      const [reserved] = await reservedIn('reserve-flush', other);
+      const { id, workspaceId } = CreatedSchema.parse(await (await postTask(key, other)).json());
+      expect(id).toBe(reserved?.metadata.annotations?.[POOL_CLAIMED_FOR_TASK_ANNOTATION]);
+      await other.poolReservations?.close();
+      const member = await other.store.get(AgentComputerType, namespaceOf('reserve-flush'), workspaceId);
+      expect(member?.metadata.labels?.[POOL_MEMBER_STATE_LABEL]).toBe(PoolMemberStates.Claimed);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('gives back to the pool the reservation it never handed out', async () => {
     const other = await startTestApi({ poolReservations: 'api-stopping' });
     try {
