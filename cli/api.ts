@@ -109,6 +109,7 @@ async function openApiServer(config: Config, logger: Logger) {
     readModel,
     logger,
     metrics,
+    installationKey,
     now: () => new Date(),
   });
   const app = createApiApp({

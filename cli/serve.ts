@@ -278,6 +278,7 @@ export async function serve(config: Config, announce: (line: string) => void): P
     readModel,
     logger,
     metrics,
+    installationKey,
     now: () => new Date(),
   });
   attached.app = createApiApp({

@@ -1,5 +1,6 @@
 import { errnoOf } from '../platform/errno.js';
 import { open, readFile, truncate } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { Logger } from '../platform/log.js';
 import { TaskEventSchema } from '../platform/runner-protocol.js';
 import type { TaskEvent } from '../platform/runner-protocol.js';
@@ -86,6 +87,19 @@ export async function syncPath(path: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * After `mkdir(dir, { recursive: true })` made `created` (the first directory it made, or undefined
+ * when it made none) and those below it down to `dir`: fsyncs the parent of each directory made, so
+ * that every new directory entry survives a crash, not only the file written below them.
+ */
+export async function syncMadeDirectories(created: string | undefined, dir: string): Promise<void> {
+  if (created === undefined) return;
+  for (let made = dir; ; made = dirname(made)) {
+    await syncPath(dirname(made));
+    if (made === created || dirname(made) === made) return;
   }
 }
 

@@ -5,7 +5,7 @@ import type { Logger } from '../platform/log.js';
 import { RunnerTaskIdSchema } from '../platform/runner-protocol.js';
 import type { EventType, EventsPage, TaskEvent } from '../platform/runner-protocol.js';
 import { markEvent } from '../platform/event-trace.js';
-import { firstAfter, loadEventFile, syncPath } from './event-log-file.js';
+import { firstAfter, loadEventFile, syncMadeDirectories, syncPath } from './event-log-file.js';
 
 export interface EventLogOptions {
   /** `<stateDir>/tasks/<taskId>/events.jsonl` holds each task's log. */
@@ -341,10 +341,7 @@ export class TaskEventLog {
     const isNew = log.events.length === 0;
     const file = await open(log.path, 'a', 0o600);
     if (isNew) await syncPath(dir);
-    if (createdDir !== undefined) {
-      await syncPath(dirname(dir));
-      await syncPath(dirname(dirname(dir)));
-    }
+    await syncMadeDirectories(createdDir, dir);
     log.file = file;
     return file;
   }

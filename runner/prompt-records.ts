@@ -13,7 +13,7 @@ import {
   isTerminalPromptStatus,
 } from '../platform/runner-protocol.js';
 import type { DispatchPrompt, PromptState } from '../platform/runner-protocol.js';
-import { syncPath } from './event-log-file.js';
+import { syncMadeDirectories, syncPath } from './event-log-file.js';
 
 /** What the runner keeps of one prompt: `<stateDir>/tasks/<taskId>/prompts/<promptId>.json`. */
 export interface PromptRecord {
@@ -84,7 +84,7 @@ export class PromptRecordStore {
       }
       await rename(temporary, path);
       await syncPath(dir);
-      if (created !== undefined) await syncPath(dirname(dir));
+      await syncMadeDirectories(created, dir);
     } catch (err) {
       await rm(temporary, { force: true });
       throw new Error(`cannot write the prompt record ${path}`, { cause: err });

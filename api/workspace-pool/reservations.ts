@@ -13,7 +13,9 @@ import {
 } from '../../crds/index.js';
 import type { AgentComputer, Claimer, ClaimerSpec } from '../../crds/index.js';
 import type { Registry } from 'prom-client';
+import type { InstallationKey } from '../../platform/installation-key.js';
 import type { Logger } from '../../platform/log.js';
+import { RunnerClient } from '../../platform/runner-client.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import { poolMembersBucket } from '../read-model.js';
@@ -25,6 +27,8 @@ import { registerReservationsGauge } from './metrics.js';
 const RENEW_EVERY_MS = 30_000;
 /** How long, after it wanted one, this process keeps trying to reserve a member of an organization's pools. */
 const WANT_FOR_MS = 120_000;
+/** How long the health check that opens a connection to a reserved member's runner may take. */
+const HEALTH_TIMEOUT_MS = 5_000;
 /** Writes a claim's completion tries before it leaves it to the operator (at the reservation's expiry). */
 const BIND_ATTEMPTS = 5;
 
@@ -39,6 +43,11 @@ export interface WorkspacePoolReservationsDeps {
   metrics?: Registry;
   /** How long after a task's answer the rest of its claim is written; default CLAIM_QUIET_MS. */
   completeAfterMs?: number;
+  /**
+   * Signs the health checks that open this process's connection to a reserved member's runner, so
+   * the task's first event stream does not wait for a new one; without it, none is opened.
+   */
+  installationKey?: InstallationKey;
 }
 
 /** A reservation handed out: the member, the name the task must be written under, and when (the claim's time). */
@@ -170,7 +179,7 @@ export class WorkspacePoolReservations {
     await Promise.all(
       held.map(([namespace, { name }]) => {
         const member = this.deps.readModel.agentComputers.get(namespace, name);
-        return member === undefined ? undefined : this.release(member);
+        return member === undefined ? Promise.resolve() : this.release(member);
       }),
     );
   }
@@ -224,9 +233,12 @@ export class WorkspacePoolReservations {
     const task = randomUUID();
     const written = await this.write(reservedMember(member, this.holder, task, this.until()));
     if (written === undefined) return false;
-    if (this.closed)
+    if (this.closed) {
       await this.release(written); // closed while writing: nobody will hand it out
-    else this.held.set(namespace, { name: member.metadata.name, task });
+      return true;
+    }
+    this.held.set(namespace, { name: member.metadata.name, task });
+    this.openConnection(written);
     return true;
   }
 
@@ -243,14 +255,30 @@ export class WorkspacePoolReservations {
         }
         if (reservation.until - now >= RESERVATION_RENEW_BELOW_MS) return;
         const written = await this.write(reservedMember(member, this.holder, held.task, this.until()));
+        if (written !== undefined) this.openConnection(written);
         // Not renewed: the member changed (it is read again next time) or went.
-        if (
-          written === undefined &&
-          this.deps.readModel.agentComputers.get(namespace, held.name) === undefined
-        )
+        else if (this.deps.readModel.agentComputers.get(namespace, held.name) === undefined)
           this.held.delete(namespace);
       }),
     );
+  }
+
+  /**
+   * One health check of the reserved member's runner: its answer leaves a kept-alive connection in
+   * this process's pool (runners keep one 5 minutes and say so; renewals come every 2), which the
+   * task's first event stream then takes, as a running workspace's stream takes the last one's
+   * (docs/workspace-pools.md#warm-connections). A failure changes nothing.
+   */
+  private openConnection(member: AgentComputer): void {
+    const endpoint = member.status?.endpoint;
+    const key = this.deps.installationKey;
+    if (endpoint === undefined || key === undefined) return;
+    const runner = new RunnerClient({
+      endpoint,
+      token: key.runnerToken(member),
+      timeoutMs: HEALTH_TIMEOUT_MS,
+    });
+    void runner.ping().catch(() => undefined);
   }
 
   /** Gives a reservation this process never handed out back to the pool. */

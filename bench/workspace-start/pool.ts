@@ -2,9 +2,11 @@
 // as a GitOps user would, and how a task's workspace came to be: claimed from it, or cold.
 import {
   AgentComputerType,
+  POOL_CLAIMED_FOR_TASK_ANNOTATION,
   POOL_LABEL,
   POOL_MEMBER_STATE_LABEL,
   PoolMemberStates,
+  TaskType,
   WorkspacePoolSpecSchema,
   WorkspacePoolType,
   apiVersionOf,
@@ -48,7 +50,14 @@ export async function availableMembers(
     namespace: target.namespace,
     labelSelector: `${POOL_LABEL}=${BENCH_POOL},${POOL_MEMBER_STATE_LABEL}=${PoolMemberStates.Available}`,
   });
-  const live = items.filter((ac) => ac.metadata.deletionTimestamp === undefined);
+  // A member handed out with its task (a claim reserved ahead) stays `available` for a second.
+  const tasks = await target.store.list(TaskType, { namespace: target.namespace });
+  const taskNames = new Set(tasks.items.map((task) => task.metadata.name));
+  const live = items.filter(
+    (ac) =>
+      ac.metadata.deletionTimestamp === undefined &&
+      !taskNames.has(ac.metadata.annotations?.[POOL_CLAIMED_FOR_TASK_ANNOTATION] ?? ''),
+  );
   const ready = live.filter((ac) => isTrue(ac, AgentComputerConditions.Ready)).length;
   return { ready, starting: live.length - ready, members: items };
 }
@@ -91,14 +100,14 @@ export async function settled(target: Target, size: number): Promise<void> {
   await sleep(target.sizes.pauseMs, undefined, { signal: interruption.signal });
 }
 
-/** How a task's workspace was made: claimed from the bench's pool, or cold (no pool label). */
+/**
+ * How a task's workspace was made: claimed from the bench's pool (its label stays; a claim reserved
+ * ahead is still `available` for a second), or cold (no pool label).
+ */
 export async function origin(target: Target, workspaceId: string): Promise<'claimed' | 'cold'> {
   const ac = await target.store.get(AgentComputerType, target.namespace, workspaceId);
   if (ac === undefined) throw new Error(`workspace ${workspaceId} is missing`);
-  const labels = ac.metadata.labels ?? {};
-  return labels[POOL_LABEL] === BENCH_POOL && labels[POOL_MEMBER_STATE_LABEL] === PoolMemberStates.Claimed
-    ? 'claimed'
-    : 'cold';
+  return ac.metadata.labels?.[POOL_LABEL] === BENCH_POOL ? 'claimed' : 'cold';
 }
 
 /** Deletes the pool and its unclaimed members (claimed ones are the organization's now), and waits until they are gone. */

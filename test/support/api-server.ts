@@ -210,6 +210,7 @@ export async function startTestApi(
           now: options.now ?? (() => new Date()),
           holder: options.poolReservations,
           metrics,
+          installationKey,
         });
   const app = createApiApp({
     ...(poolReservations === undefined ? {} : { poolReservations }),

@@ -4,6 +4,7 @@
 // store, wrapped to hold the claim's completion back when a test needs to see the moment before it.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -28,6 +29,7 @@ import { call, eventually, startTestApi } from '../../support/api-server.js';
 import type { TestApi } from '../../support/api-server.js';
 import { DelegatingStore } from '../../support/delegating-store.js';
 import { addPoolMember, createPool } from '../../support/pool-members.js';
+import { readyStatus } from '../../support/ready-status.js';
 import { namespaceOf } from './tasks-support.js';
 
 const HOLDER = 'api-under-test';
@@ -209,6 +211,39 @@ describe('an API process reserving claims ahead', () => {
       expect(stored?.metadata.labels?.[POOL_MEMBER_STATE_LABEL]).toBe(PoolMemberStates.Available);
     } finally {
       store.release();
+    }
+  });
+});
+
+describe("a reserved member's runner", () => {
+  it('is asked for its health by the holder, which keeps that connection for the task to come', async () => {
+    const asked: { path: string; authorization: string | undefined }[] = [];
+    const runner = createServer((req, res) => {
+      asked.push({ path: req.url ?? '', authorization: req.headers.authorization });
+      res.setHeader('content-type', 'application/json');
+      res.end('{"status":"ok"}');
+    });
+    await new Promise<void>((resolve) => runner.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = runner.address();
+      if (address === null || typeof address === 'string') throw new Error('no port');
+      const endpoint = `http://127.0.0.1:${String(address.port)}`;
+      const key = await organizationWithMembers('reserve-warm', 3);
+      for (const member of await membersOf('reserve-warm'))
+        await embedded.replaceStatus(AgentComputerType, { ...member, status: readyStatus(member, endpoint) });
+      await eventually(
+        () =>
+          api.readModel.agentComputers.get(namespaceOf('reserve-warm'), 'member-3')?.status?.endpoint ===
+          endpoint,
+      );
+      expect((await postTask(key)).status).toBe(201);
+      const reserved = await reservation('reserve-warm');
+      await eventually(() => asked.some((request) => request.path === '/healthz'));
+      const token = api.installationKey.runnerToken(reserved);
+      expect(asked).toContainEqual({ path: '/healthz', authorization: `Bearer ${token}` });
+    } finally {
+      runner.closeAllConnections();
+      await new Promise((resolve) => runner.close(resolve));
     }
   });
 });
