@@ -30,7 +30,7 @@ const WANT_FOR_MS = 120_000;
 /** How long the health check that opens a connection to a reserved member's runner may take. */
 const HEALTH_TIMEOUT_MS = 5_000;
 /** Writes a claim's completion tries before it leaves it to the operator (at the reservation's expiry). */
-const BIND_ATTEMPTS = 5;
+const COMPLETION_ATTEMPTS = 5;
 
 export interface WorkspacePoolReservationsDeps {
   store: ResourceStore;
@@ -143,9 +143,11 @@ export class WorkspacePoolReservations {
     spec: ClaimerSpec,
     log: Logger,
   ): Promise<void> {
-    const { namespace, name } = handed.member.metadata;
-    let member: AgentComputer | undefined = handed.member;
-    for (let attempt = 1; attempt <= BIND_ATTEMPTS && member !== undefined; attempt++) {
+    const { namespace = '', name } = handed.member.metadata;
+    // As cached now: the operator may have written its status since the hand-out.
+    let member: AgentComputer | undefined =
+      this.deps.readModel.agentComputers.get(namespace, name) ?? handed.member;
+    for (let attempt = 1; attempt <= COMPLETION_ATTEMPTS && member !== undefined; attempt++) {
       if (reservationOf(member)?.task !== handed.task) return; // completed, or not ours to complete
       try {
         const written = await this.deps.store.replace(

@@ -3,7 +3,7 @@
 // returned to the pool) and replaced; one whose task was written becomes that task's claimed
 // workspace. The real operator over the embedded store, members as real runner processes.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -16,7 +16,6 @@ import {
   TASK_CLAIMED_WORKSPACE_ANNOTATION,
   TaskSpecSchema,
   TaskType,
-  WorkspacePoolType,
   apiVersionOf,
   reservedMember,
 } from '../../crds/index.js';
@@ -26,7 +25,7 @@ import type { RunningOperator } from '../../operator/operator.js';
 import type { ProcessRuntime } from '../../operator/runtimes/process.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import { createPool } from '../support/pool-members.js';
-import { startProcessOperator } from '../support/process-operator.js';
+import { startProcessOperator, stopAfterPools } from '../support/process-operator.js';
 import { until } from '../support/until.js';
 
 const READY_MS = 90_000;
@@ -43,21 +42,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  const pools = (await store.list(WorkspacePoolType)).items;
-  await Promise.all(
-    pools.map((pool) => store.delete(WorkspacePoolType, pool.metadata.namespace, pool.metadata.name)),
-  );
-  const { items } = await store.list(AgentComputerType);
-  await Promise.all(
-    items.map((ac) => store.delete(AgentComputerType, ac.metadata.namespace, ac.metadata.name)),
-  );
-  await until('every agent computer removed', async () =>
-    (await store.list(AgentComputerType)).items.length === 0 ? true : undefined,
-  );
-  await operator.stop();
-  await runtime.close({ stopRunners: true });
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
+  await stopAfterPools(store, { operator, runtime }, dir);
 }, 90_000);
 
 const freshNamespace = (): string => `agentry-org-reservations-${String(++namespaces)}`;

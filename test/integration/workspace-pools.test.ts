@@ -1,7 +1,7 @@
 // Warm pools in the embedded default: the real operator over the embedded store, members as real
 // runner processes (process runtime). Claims are written as the API server writes them.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,7 +24,7 @@ import type { Registry } from 'prom-client';
 import { readRunnerRecord, workspacePaths } from '../../operator/runtimes/process/workspace.js';
 import { EmbeddedStore } from '../../platform/store/embedded.js';
 import { claimMember, createPool as storePool } from '../support/pool-members.js';
-import { startProcessOperator } from '../support/process-operator.js';
+import { startProcessOperator, stopAfterPools } from '../support/process-operator.js';
 import { until } from '../support/until.js';
 
 const READY_MS = 90_000;
@@ -53,23 +53,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  // Pools first, or they would make new members as the old ones go.
   await store.delete(OrganizationType, undefined, 'globex').catch(() => undefined);
-  const pools = (await store.list(WorkspacePoolType)).items;
-  await Promise.all(
-    pools.map((pool) => store.delete(WorkspacePoolType, pool.metadata.namespace, pool.metadata.name)),
-  );
-  const { items } = await store.list(AgentComputerType);
-  await Promise.all(
-    items.map((ac) => store.delete(AgentComputerType, ac.metadata.namespace, ac.metadata.name)),
-  );
-  await until('every agent computer removed', async () =>
-    (await store.list(AgentComputerType)).items.length === 0 ? true : undefined,
-  );
-  await operator.stop();
-  await runtime.close({ stopRunners: true });
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
+  await stopAfterPools(store, { operator, runtime }, dir);
 }, 90_000);
 
 /** A namespace of its own per test: pools and members of one test never meet another's. */

@@ -2,6 +2,7 @@
 // the embedded default runs it, over a store the test opened: for tests of what the operator does
 // with real runner processes, without the API server.
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { Registry } from 'prom-client';
 import { startOperator } from '../../operator/operator.js';
 import type { OperatorOptions, RunningOperator } from '../../operator/operator.js';
@@ -10,7 +11,9 @@ import { ExecutorCatalog } from '../../platform/executor-catalog.js';
 import { InstallationKey } from '../../platform/installation-key.js';
 import { createLogger } from '../../platform/log.js';
 import type { ResourceStore } from '../../platform/store/types.js';
+import { AgentComputerType, WorkspacePoolType } from '../../crds/index.js';
 import { REPOSITORY_RUNNER_COMMAND } from './runner-command.js';
+import { until } from './until.js';
 
 export interface ProcessOperator {
   operator: RunningOperator;
@@ -48,4 +51,31 @@ export async function startProcessOperator(
   });
   notify = operator.notifyAgentComputer;
   return { operator, runtime, registry };
+}
+
+/**
+ * Removes every WorkspacePool (first, or they would make new members as the old ones go) and
+ * AgentComputer, waits until the members are gone, then stops the operator, its runners and the
+ * store, and removes `dir`.
+ */
+export async function stopAfterPools(
+  store: ResourceStore & { close(): Promise<void> },
+  running: Omit<ProcessOperator, 'registry'>,
+  dir: string,
+): Promise<void> {
+  const pools = (await store.list(WorkspacePoolType)).items;
+  await Promise.all(
+    pools.map((pool) => store.delete(WorkspacePoolType, pool.metadata.namespace, pool.metadata.name)),
+  );
+  const { items } = await store.list(AgentComputerType);
+  await Promise.all(
+    items.map((ac) => store.delete(AgentComputerType, ac.metadata.namespace, ac.metadata.name)),
+  );
+  await until('every agent computer removed', async () =>
+    (await store.list(AgentComputerType)).items.length === 0 ? true : undefined,
+  );
+  await running.operator.stop();
+  await running.runtime.close({ stopRunners: true });
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
 }
