@@ -110,7 +110,7 @@ export interface ApiAppOptions {
    * its owner closes it (releasing what it holds) before the store. Without it, a task's claim
    * writes the member when it claims.
    */
-  poolReservations?: WorkspacePoolReservations;
+  poolReservations?: WorkspacePoolReservations | undefined;
   /**
    * The model gateway at /model-gateway (docs/model-gateway.md); `false` (AGENTRY_MODEL_GATEWAY=disabled):
    * not served. Omitted: served with the public upstreams and the built-in prices.

@@ -54,38 +54,42 @@ export async function settleExpiredReservations(
 ): Promise<Set<string>> {
   const settled = new Set<string>();
   for (const member of expired) {
-    const reservation = reservationOf(member);
-    const { namespace = '', name, uid, resourceVersion } = member.metadata;
-    if (reservation === undefined) continue;
     try {
-      const task = await deps.store.get(TaskType, namespace, reservation.task);
-      if (task?.metadata.annotations?.[TASK_CLAIMED_WORKSPACE_ANNOTATION] === name) {
-        const claimer = { user: task.spec.owner };
-        const spec = { displayName: task.spec.title, ephemeral: true };
-        const written = await deps.store.replace(
-          AgentComputerType,
-          claimedMember(member, claimer, spec, now, reservation.task),
-        );
-        deps.caches.observe(AgentComputerType, written);
-        deps.logger.info(
-          { member: name, namespace, task: reservation.task, holder: reservation.holder },
-          'completed a warm-pool claim its API process left half-written',
-        );
-      } else {
-        const left = await deps.store.delete(AgentComputerType, namespace, name, {
-          ...(uid === undefined ? {} : { uid }),
-          ...(resourceVersion === undefined ? {} : { resourceVersion }),
-        });
-        deps.caches.observe(AgentComputerType, left ?? member, left === undefined);
-        deps.logger.info(
-          { member: name, namespace, holder: reservation.holder },
-          'deleted a warm-pool member whose reservation expired unused',
-        );
-      }
-      settled.add(name);
+      if (await settleOne(deps, member, now)) settled.add(member.metadata.name);
     } catch (err) {
       if (!isStoreError(err, 'Conflict') && !isStoreError(err, 'NotFound')) throw err;
     }
   }
   return settled;
+}
+
+/** Completes or deletes one expired reservation; false when the member carries none. */
+async function settleOne(deps: SettleDeps, member: AgentComputer, now: Date): Promise<boolean> {
+  const reservation = reservationOf(member);
+  if (reservation === undefined) return false;
+  const { namespace = '', name, uid, resourceVersion } = member.metadata;
+  const task = await deps.store.get(TaskType, namespace, reservation.task);
+  if (task?.metadata.annotations?.[TASK_CLAIMED_WORKSPACE_ANNOTATION] === name) {
+    const spec = { displayName: task.spec.title, ephemeral: true };
+    const written = await deps.store.replace(
+      AgentComputerType,
+      claimedMember(member, { user: task.spec.owner }, spec, now, reservation.task),
+    );
+    deps.caches.observe(AgentComputerType, written);
+    deps.logger.info(
+      { member: name, namespace, task: reservation.task, holder: reservation.holder },
+      'completed a warm-pool claim its API process left half-written',
+    );
+    return true;
+  }
+  const left = await deps.store.delete(AgentComputerType, namespace, name, {
+    ...(uid === undefined ? {} : { uid }),
+    ...(resourceVersion === undefined ? {} : { resourceVersion }),
+  });
+  deps.caches.observe(AgentComputerType, left ?? member, left === undefined);
+  deps.logger.info(
+    { member: name, namespace, holder: reservation.holder },
+    'deleted a warm-pool member whose reservation expired unused',
+  );
+  return true;
 }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiApp } from '../../api/app.js';
 import { WorkspacePoolReservations } from '../../api/workspace-pool/reservations.js';
+import type { WorkspacePoolReservationsDeps } from '../../api/workspace-pool/reservations.js';
 import { answerClientErrors } from '../../api/client-errors.js';
 import type { ApiAppOptions } from '../../api/app.js';
 import { issueApiKey } from '../../api/auth/api-keys.js';
@@ -135,6 +136,15 @@ function contextLakeOptions(
   };
 }
 
+/** Warm-pool reservations under `holder`, as `agentry api` and `serve` make them; none without a holder. */
+const poolReservationsOf = (
+  holder: string | undefined,
+  { now, ...deps }: Omit<WorkspacePoolReservationsDeps, 'holder' | 'now'> & { now: (() => Date) | undefined },
+): WorkspacePoolReservations | undefined =>
+  holder === undefined
+    ? undefined
+    : new WorkspacePoolReservations({ ...deps, now: now ?? (() => new Date()), holder });
+
 /**
  * A real API server on a loopback port, over a real embedded store in a temporary directory or,
  * given one, another store (the cluster tests pass a Kubernetes store). With `createNamespaces`,
@@ -200,20 +210,16 @@ export async function startTestApi(
       signingSecret: installationKey.derive(OBJECT_STORE_URL_PURPOSE),
     });
   const metrics = createMetricsRegistry({ defaultMetrics: false });
-  const poolReservations =
-    options.poolReservations === undefined
-      ? undefined
-      : new WorkspacePoolReservations({
-          store,
-          readModel,
-          logger,
-          now: options.now ?? (() => new Date()),
-          holder: options.poolReservations,
-          metrics,
-          installationKey,
-        });
+  const poolReservations = poolReservationsOf(options.poolReservations, {
+    store,
+    readModel,
+    logger,
+    metrics,
+    installationKey,
+    now: options.now,
+  });
   const app = createApiApp({
-    ...(poolReservations === undefined ? {} : { poolReservations }),
+    poolReservations,
     store,
     readModel,
     logger,
