@@ -81,6 +81,8 @@ describe('KubeConfigTransport against a loopback server', () => {
     });
   });
   let store: KubernetesStore;
+  /** The same server with a short request timeout: only for the silent path, which never answers. */
+  let impatient: KubernetesStore;
 
   beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -92,11 +94,14 @@ describe('KubeConfigTransport against a loopback server', () => {
       contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
       currentContext: 'ctx',
     });
-    store = KubernetesStore.fromKubeConfig(kubeConfig, { requestTimeoutMs: 200 });
+    // Generous: a loaded machine's first request may take well over 200 ms.
+    store = KubernetesStore.fromKubeConfig(kubeConfig, { requestTimeoutMs: 30_000 });
+    impatient = KubernetesStore.fromKubeConfig(kubeConfig, { requestTimeoutMs: 200 });
   });
 
   afterAll(async () => {
     await store.close();
+    await impatient.close();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });
@@ -126,7 +131,7 @@ describe('KubeConfigTransport against a loopback server', () => {
   });
 
   it('gives up on a silent server', async () => {
-    await expect(store.get(SecretType, 'ns-a', 'slow')).rejects.toMatchObject({ reason: 'Unavailable' });
+    await expect(impatient.get(SecretType, 'ns-a', 'slow')).rejects.toMatchObject({ reason: 'Unavailable' });
   });
 
   it('streams watch events split across chunks and stops on abort', async () => {
