@@ -1,4 +1,4 @@
-import { TASK_CLAIMED_WORKSPACE_ANNOTATION, claimedMember, reservationOf } from '../../crds/index.js';
+import { TASK_CLAIMED_WORKSPACE_ANNOTATION, claimedForTask, reservationOf } from '../../crds/index.js';
 import type { AgentComputer } from '../../crds/index.js';
 import { ApiError } from '../errors.js';
 import type { ReadModel } from '../read-model.js';
@@ -43,7 +43,5 @@ function claimedView(readModel: ReadModel, member: AgentComputer): AgentComputer
   const task = readModel.tasks.get(member.metadata.namespace ?? '', reservation.task);
   if (task?.metadata.annotations?.[TASK_CLAIMED_WORKSPACE_ANNOTATION] !== member.metadata.name)
     return undefined;
-  const claimedAt = new Date(task.metadata.creationTimestamp ?? Date.now());
-  const spec = { displayName: task.spec.title, ephemeral: true };
-  return claimedMember(member, { user: task.spec.owner }, spec, claimedAt, reservation.task);
+  return claimedForTask(member, task, new Date(task.metadata.creationTimestamp ?? Date.now()));
 }

@@ -5,11 +5,10 @@ import type { Logger } from '../../platform/log.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
 import type { Principal } from '../auth/principal.js';
-import { poolMembersBucket } from '../read-model.js';
 import type { ReadModel } from '../read-model.js';
 import { claimedMember } from '../../crds/index.js';
 import type { ClaimerSpec } from '../../crds/index.js';
-import { isClaimable } from './members.js';
+import { claimableMembers } from './members.js';
 import type { WorkspaceNeeds } from './members.js';
 import { ClaimMetrics, ClaimOutcomes } from './metrics.js';
 import type { ClaimOutcome } from './metrics.js';
@@ -152,12 +151,7 @@ export class WorkspacePoolClaims {
 
   /** The ready members of the organization that meet the needs, as cached. */
   private candidates(namespace: string, needs: WorkspaceNeeds): AgentComputer[] {
-    const cache = this.deps.readModel.agentComputers;
-    const bucket = [poolMembersBucket(namespace)] as const;
-    return cache.index
-      .page(bucket, 0, cache.index.size(bucket[0]))
-      .map((name) => cache.get(namespace, name))
-      .filter((ac): ac is AgentComputer => ac !== undefined && isClaimable(ac, needs));
+    return claimableMembers(this.deps.readModel, namespace, needs);
   }
 
   /** Removes and returns, at random, one of the first SPREAD candidates no claim of this process is writing. */

@@ -2,6 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { AgentComputerConditions, PoolMemberStates, isPoolMemberIn, isSpokenFor } from '../../crds/index.js';
 import type { AgentComputer, AgentComputerSpec } from '../../crds/index.js';
 import { isTrue } from '../../crds/conditions.js';
+import { poolMembersBucket } from '../read-model.js';
+import type { ReadModel } from '../read-model.js';
 
 /**
  * A pool member nobody has claimed yet (docs/adr/0008-warm-pools.md): the REST API never shows it,
@@ -40,3 +42,17 @@ export const isServing = (ac: AgentComputer, needs: WorkspaceNeeds): boolean =>
  */
 export const isClaimable = (ac: AgentComputer, needs: WorkspaceNeeds): boolean =>
   isServing(ac, needs) && !isSpokenFor(ac);
+
+/** The organization's members a claim may take now, as its cache has them (claim.ts, reservations.ts). */
+export function claimableMembers(
+  readModel: ReadModel,
+  namespace: string,
+  needs: WorkspaceNeeds,
+): AgentComputer[] {
+  const cache = readModel.agentComputers;
+  const bucket = poolMembersBucket(namespace);
+  return cache.index
+    .page([bucket], 0, cache.index.size(bucket))
+    .map((name) => cache.get(namespace, name))
+    .filter((ac): ac is AgentComputer => ac !== undefined && isClaimable(ac, needs));
+}

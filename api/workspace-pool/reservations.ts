@@ -18,9 +18,8 @@ import type { Logger } from '../../platform/log.js';
 import { RunnerClient } from '../../platform/runner-client.js';
 import { isStoreError } from '../../platform/store/types.js';
 import type { ResourceStore } from '../../platform/store/types.js';
-import { poolMembersBucket } from '../read-model.js';
 import type { ReadModel } from '../read-model.js';
-import { isClaimable, isServing } from './members.js';
+import { claimableMembers, isServing } from './members.js';
 import { registerReservationsGauge } from './metrics.js';
 
 /** How often held reservations are looked at (renewed, or dropped when their member went). */
@@ -223,13 +222,9 @@ export class WorkspacePoolReservations {
    * pool with nothing to claim. True when it holds one now.
    */
   private async reserve(namespace: string): Promise<boolean> {
-    const cache = this.deps.readModel.agentComputers;
-    const bucket = poolMembersBucket(namespace);
-    const candidates = cache.index
-      .page([bucket], 0, cache.index.size(bucket))
-      .map((name) => cache.get(namespace, name))
-      .filter((ac): ac is AgentComputer => ac !== undefined && isClaimable(ac, {}))
-      .filter((ac) => !this.writing.has(`${namespace}/${ac.metadata.name}`));
+    const candidates = claimableMembers(this.deps.readModel, namespace, {}).filter(
+      (ac) => !this.writing.has(`${namespace}/${ac.metadata.name}`),
+    );
     const member = candidates[Math.floor(Math.random() * candidates.length)];
     if (member === undefined || candidates.length < 2) return false;
     const task = randomUUID();

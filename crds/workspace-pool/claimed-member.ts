@@ -82,3 +82,21 @@ export function claimedMember(
     },
   };
 }
+
+/**
+ * The member as the claim of `task` writes it when the task was written first (a claim reserved
+ * ahead: reservation.ts): the task's owner as claimer, its title as name, ephemeral, claimed at
+ * `at`. The REST API shows a handed-out member so, and the operator completes an expired one so.
+ */
+export const claimedForTask = (
+  member: AgentComputer,
+  task: { metadata: { name: string }; spec: { owner: string; title: string } },
+  at: Date,
+): AgentComputer =>
+  claimedMember(
+    member,
+    { user: task.spec.owner },
+    { displayName: task.spec.title, ephemeral: true },
+    at,
+    task.metadata.name,
+  );

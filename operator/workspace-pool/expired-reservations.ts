@@ -2,7 +2,7 @@ import {
   AgentComputerType,
   TASK_CLAIMED_WORKSPACE_ANNOTATION,
   TaskType,
-  claimedMember,
+  claimedForTask,
   reservationExpiresAt,
   reservationOf,
 } from '../../crds/index.js';
@@ -70,11 +70,7 @@ async function settleOne(deps: SettleDeps, member: AgentComputer, now: Date): Pr
   const { namespace = '', name, uid, resourceVersion } = member.metadata;
   const task = await deps.store.get(TaskType, namespace, reservation.task);
   if (task?.metadata.annotations?.[TASK_CLAIMED_WORKSPACE_ANNOTATION] === name) {
-    const spec = { displayName: task.spec.title, ephemeral: true };
-    const written = await deps.store.replace(
-      AgentComputerType,
-      claimedMember(member, { user: task.spec.owner }, spec, now, reservation.task),
-    );
+    const written = await deps.store.replace(AgentComputerType, claimedForTask(member, task, now));
     deps.caches.observe(AgentComputerType, written);
     deps.logger.info(
       { member: name, namespace, task: reservation.task, holder: reservation.holder },
